@@ -1,0 +1,153 @@
+import { z } from 'zod';
+
+/** Built-in public JSON-RPC providers, in priority order; each can be replaced through the environment. */
+export const DEFAULT_RPC_URLS = {
+  mainnet: [
+    'https://ethereum-rpc.publicnode.com',
+    'https://eth.llamarpc.com',
+    'https://eth.drpc.org',
+    'https://1rpc.io/eth',
+    'https://cloudflare-eth.com',
+  ],
+  arbitrum: ['https://arb1.arbitrum.io/rpc', 'https://arbitrum-one-rpc.publicnode.com', 'https://arbitrum.drpc.org'],
+  optimism: ['https://mainnet.optimism.io', 'https://optimism-rpc.publicnode.com', 'https://optimism.drpc.org'],
+  base: ['https://mainnet.base.org', 'https://base-rpc.publicnode.com', 'https://base.drpc.org'],
+  polygon: ['https://polygon-rpc.com', 'https://polygon-bor-rpc.publicnode.com', 'https://polygon.drpc.org'],
+} as const;
+
+/** Default budget for one upstream attempt; the overall deadlines of each chain are derived from it. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 2500;
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((value) => {
+    try {
+      const { protocol } = new URL(value);
+      return protocol === 'http:' || protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'is not an http(s) URL')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+/** A comma-separated list of URLs; the value itself is never echoed (it may hold an API key). */
+const urlList = (defaults: readonly string[]) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return [...defaults];
+      const urls: string[] = [];
+      for (const [index, entry] of raw.split(',').entries()) {
+        const parsed = httpUrl.safeParse(entry);
+        if (!parsed.success) {
+          ctx.addIssue({ code: 'custom', message: `entry ${index + 1} is not an http(s) URL` });
+          return z.NEVER;
+        }
+        urls.push(parsed.data);
+      }
+      return urls;
+    });
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));
+
+const optionalUrl = (fallback?: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() ? value.trim() : fallback))
+    .pipe(fallback === undefined ? httpUrl.optional() : httpUrl);
+
+const EnvSchema = z.object({
+  PORT: z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() ? value.trim() : '8787'))
+    .pipe(z.string().regex(/^\d{1,5}$/, 'must be a whole number').transform(Number))
+    .pipe(z.number().int().min(0).max(65535)),
+  PUBLIC_BASE_URL: optionalUrl(),
+  DATABASE_URL: optionalString,
+  DATA_DIR: optionalString.transform((value) => value ?? '.data'),
+  UPSTASH_REDIS_REST_URL: optionalUrl(),
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
+  MAINNET_RPC_URLS: urlList(DEFAULT_RPC_URLS.mainnet),
+  ARBITRUM_RPC_URLS: urlList(DEFAULT_RPC_URLS.arbitrum),
+  OPTIMISM_RPC_URLS: urlList(DEFAULT_RPC_URLS.optimism),
+  BASE_RPC_URLS: urlList(DEFAULT_RPC_URLS.base),
+  POLYGON_RPC_URLS: urlList(DEFAULT_RPC_URLS.polygon),
+  ETHERSCAN_API_URL: optionalUrl('https://api.etherscan.io/v2/api'),
+  ETHERSCAN_API_KEY: optionalString,
+  COINGECKO_API_URL: optionalUrl('https://api.coingecko.com/api/v3'),
+  COINBASE_API_URL: optionalUrl('https://api.coinbase.com'),
+  KRAKEN_API_URL: optionalUrl('https://api.kraken.com'),
+  UPSTREAM_TIMEOUT_MS: z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() ? value.trim() : String(DEFAULT_UPSTREAM_TIMEOUT_MS)))
+    .pipe(z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number))
+    .pipe(z.number().int().min(100).max(60_000)),
+});
+
+export type L2NetworkId = 'arbitrum' | 'optimism' | 'base' | 'polygon';
+
+/** The typed configuration every part of the app receives; nothing below the hosts reads the environment. */
+export interface Config {
+  port: number;
+  publicBaseUrl: string | undefined;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  upstash: { url: string; token: string } | undefined;
+  mainnetRpcUrls: string[];
+  l2RpcUrls: Record<L2NetworkId, string[]>;
+  etherscan: { url: string; apiKey: string | undefined };
+  coingeckoUrl: string;
+  coinbaseUrl: string;
+  krakenUrl: string;
+  upstreamTimeoutMs: number;
+}
+
+/** Raised when an environment variable is invalid; the message names the variable, never its value. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once into a Config, or throws a ConfigError naming every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.UPSTASH_REDIS_REST_URL) !== Boolean(e.UPSTASH_REDIS_REST_TOKEN)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together',
+    );
+  }
+  return {
+    port: e.PORT,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    upstash:
+      e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
+        ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
+        : undefined,
+    mainnetRpcUrls: e.MAINNET_RPC_URLS,
+    l2RpcUrls: {
+      arbitrum: e.ARBITRUM_RPC_URLS,
+      optimism: e.OPTIMISM_RPC_URLS,
+      base: e.BASE_RPC_URLS,
+      polygon: e.POLYGON_RPC_URLS,
+    },
+    etherscan: { url: e.ETHERSCAN_API_URL, apiKey: e.ETHERSCAN_API_KEY },
+    coingeckoUrl: e.COINGECKO_API_URL,
+    coinbaseUrl: e.COINBASE_API_URL,
+    krakenUrl: e.KRAKEN_API_URL,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+  };
+}

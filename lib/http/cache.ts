@@ -1,0 +1,61 @@
+/** One cached value with the time it was stored. */
+export interface CacheEntry<T> {
+  value: T;
+  storedAt: number;
+}
+
+/** A per-process TTL cache that runs one load for all concurrent callers of the same key. */
+export interface CoalescingCache {
+  /** Returns the value for `key` if younger than `ttlMs`, else loads it once however many callers wait. */
+  get<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
+  /** Returns the stored entry for `key` whatever its age, without loading. */
+  peek<T>(key: string): CacheEntry<T> | undefined;
+  /** Forgets `key`. */
+  delete(key: string): void;
+}
+
+/**
+ * Creates a coalescing cache. A load that throws is not cached: every waiting caller gets the error
+ * and the next call loads again. The oldest keys are evicted past `maxEntries`.
+ */
+export function createCoalescingCache(options: { now?: () => number; maxEntries?: number } = {}): CoalescingCache {
+  const now = options.now ?? Date.now;
+  const maxEntries = options.maxEntries ?? 1000;
+  const entries = new Map<string, CacheEntry<unknown>>();
+  const inFlight = new Map<string, Promise<unknown>>();
+
+  const store = (key: string, value: unknown) => {
+    entries.delete(key);
+    entries.set(key, { value, storedAt: now() });
+    if (entries.size > maxEntries) {
+      const oldest = entries.keys().next().value;
+      if (oldest !== undefined) entries.delete(oldest);
+    }
+  };
+
+  return {
+    get<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+      const hit = entries.get(key);
+      if (hit && now() - hit.storedAt < ttlMs) return Promise.resolve(hit.value as T);
+      const pending = inFlight.get(key);
+      if (pending) return pending as Promise<T>;
+      const started = (async () => {
+        try {
+          const value = await load();
+          store(key, value);
+          return value;
+        } finally {
+          inFlight.delete(key);
+        }
+      })();
+      inFlight.set(key, started);
+      return started;
+    },
+    peek<T>(key: string) {
+      return entries.get(key) as CacheEntry<T> | undefined;
+    },
+    delete(key: string) {
+      entries.delete(key);
+    },
+  };
+}
