@@ -55,12 +55,19 @@ const optionalString = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
-const optionalUrl = (fallback?: string) =>
+const optionalUrl = () =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() ? value.trim() : undefined))
+    .pipe(httpUrl.optional());
+
+const urlOrDefault = (fallback: string) =>
   z
     .string()
     .optional()
     .transform((value) => (value?.trim() ? value.trim() : fallback))
-    .pipe(fallback === undefined ? httpUrl.optional() : httpUrl);
+    .pipe(httpUrl);
 
 const EnvSchema = z.object({
   PORT: z
@@ -79,11 +86,11 @@ const EnvSchema = z.object({
   OPTIMISM_RPC_URLS: urlList(DEFAULT_RPC_URLS.optimism),
   BASE_RPC_URLS: urlList(DEFAULT_RPC_URLS.base),
   POLYGON_RPC_URLS: urlList(DEFAULT_RPC_URLS.polygon),
-  ETHERSCAN_API_URL: optionalUrl('https://api.etherscan.io/v2/api'),
+  ETHERSCAN_API_URL: urlOrDefault('https://api.etherscan.io/v2/api'),
   ETHERSCAN_API_KEY: optionalString,
-  COINGECKO_API_URL: optionalUrl('https://api.coingecko.com/api/v3'),
-  COINBASE_API_URL: optionalUrl('https://api.coinbase.com'),
-  KRAKEN_API_URL: optionalUrl('https://api.kraken.com'),
+  COINGECKO_API_URL: urlOrDefault('https://api.coingecko.com/api/v3'),
+  COINBASE_API_URL: urlOrDefault('https://api.coinbase.com'),
+  KRAKEN_API_URL: urlOrDefault('https://api.kraken.com'),
   UPSTREAM_TIMEOUT_MS: z
     .string()
     .optional()

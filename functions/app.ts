@@ -1,0 +1,67 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppDeps } from '../lib/deps';
+import { responseHeaders } from '../lib/http/headers';
+import { invalidQueryProblem } from '../lib/http/params';
+import { HttpProblem, problemResponse } from '../lib/http/problem';
+import { registerOpenApi } from './openapi';
+
+/** Hono environment of the app: every handler reads its dependencies from `c.var.deps`. */
+export type AppEnv = { Variables: { deps: AppDeps } };
+export type ApiApp = OpenAPIHono<AppEnv>;
+
+/** Creates the app with every endpoint; both hosts call this with their own dependencies. */
+export function createApp(deps: AppDeps): ApiApp {
+  const app: ApiApp = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        return problemResponse(invalidQueryProblem(result.error, queryInput(c.req.queries())), instanceOf(c.req.url));
+      }
+    },
+  });
+
+  app.use('*', responseHeaders());
+  app.use('*', async (c, next) => {
+    c.set('deps', deps);
+    await next();
+  });
+
+  // Endpoints: one register call each.
+  registerOpenApi(app);
+
+  app.notFound((c) => {
+    const allow = allowedMethods(app, c.req.path);
+    const problem =
+      allow.length > 0
+        ? new HttpProblem(405, 'Method not allowed', `${c.req.method} is not allowed on ${c.req.path}.`, {
+            allow: [...allow, 'OPTIONS'],
+          })
+        : new HttpProblem(404, 'Not found', `There is no resource at ${c.req.path}; see /openapi.json.`);
+    return problemResponse(problem, instanceOf(c.req.url));
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof HttpProblem) return problemResponse(error, instanceOf(c.req.url));
+    deps.log.error('unhandled error', { path: c.req.path, error: String(error) });
+    const problem = new HttpProblem(500, 'Internal server error', 'The request could not be completed.');
+    return problemResponse(problem, instanceOf(c.req.url));
+  });
+
+  return app;
+}
+
+/** Query parameters as the validator saw them: a lone value as a string, a repeated one as an array. */
+function queryInput(queries: Record<string, string[]>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(queries).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
+}
+
+/** The request path and query, the `instance` of a problem; never a host name. */
+function instanceOf(url: string): string {
+  const { pathname, search } = new URL(url);
+  return pathname + search;
+}
+
+/** Methods registered for an exact path; a non-empty list means a 405 rather than a 404. */
+function allowedMethods(app: ApiApp, path: string): string[] {
+  const methods = app.routes.filter((r) => r.path === path && r.method !== 'ALL').map((r) => r.method);
+  return [...new Set(methods)];
+}

@@ -1,0 +1,53 @@
+import type { MiddlewareHandler } from 'hono';
+import { cacheControlFor } from './cache-control';
+
+/** The informational limit headers of SPEC.md section 8; they describe the free tier and enforce nothing. */
+export const INFO_HEADERS: Readonly<Record<string, string>> = {
+  'X-API-Tier': 'free',
+  'X-RateLimit-Limit': '1000',
+  'X-RateLimit-Remaining': '1000',
+  'X-RateLimit-Window': '1h',
+};
+
+/** Methods and headers a browser may use (preflight answer). */
+export const CORS_ALLOW_METHODS = 'GET, POST, OPTIONS';
+export const CORS_ALLOW_HEADERS = 'Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
+const CORS_EXPOSE_HEADERS = [...Object.keys(INFO_HEADERS), 'Retry-After', 'Allow', 'Mcp-Session-Id'].join(', ');
+
+/** Stamps every response, errors and 404s included, with CORS, the informational headers and Cache-Control. */
+export function applyResponseHeaders(headers: Headers, method: string, path: string, status: number): void {
+  headers.set('Access-Control-Allow-Origin', '*');
+  headers.set('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
+  for (const [name, value] of Object.entries(INFO_HEADERS)) headers.set(name, value);
+  if (headers.has('Cache-Control')) return;
+  const cacheControl = method === 'GET' && status === 200 ? cacheControlFor(path) : undefined;
+  headers.set('Cache-Control', cacheControl ?? 'no-store');
+}
+
+/** Middleware form of applyResponseHeaders, plus the CORS preflight (204) for any path. */
+export function responseHeaders(): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS') {
+      const res = new Response(null, {
+        status: 204,
+        headers: {
+          'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,
+          'Access-Control-Allow-Headers': c.req.header('Access-Control-Request-Headers') ?? CORS_ALLOW_HEADERS,
+          'Access-Control-Max-Age': '86400',
+        },
+      });
+      applyResponseHeaders(res.headers, 'OPTIONS', c.req.path, 204);
+      return res;
+    }
+    await next();
+    // A response built elsewhere may have immutable headers; copy it once so they can be stamped.
+    let res = c.res;
+    try {
+      applyResponseHeaders(res.headers, c.req.method, c.req.path, res.status);
+    } catch {
+      res = new Response(res.body, res);
+      applyResponseHeaders(res.headers, c.req.method, c.req.path, res.status);
+      c.res = res;
+    }
+  };
+}

@@ -1,0 +1,57 @@
+import { z } from '@hono/zod-openapi';
+import type { ZodError } from 'zod';
+import { HttpProblem, type InvalidParam } from './problem';
+
+/** Allowed values of every enumerated query parameter, by name, so a 400 can always list them. */
+const allowedByName = new Map<string, readonly string[]>();
+
+/**
+ * Declares an enumerated query parameter for a route: one schema serves validation and OpenAPI,
+ * and the allowed values are remembered for error messages.
+ */
+export function enumQuery<const T extends readonly [string, ...string[]]>(
+  name: string,
+  values: T,
+  options: { description: string; default?: T[number] },
+) {
+  allowedByName.set(name, values);
+  const base = z.enum(values);
+  const param = { param: { name, in: 'query' as const, required: options.default === undefined } };
+  if (options.default === undefined) {
+    return base.openapi({ ...param, description: options.description, example: values[0] });
+  }
+  return base
+    .optional()
+    .default(options.default)
+    .openapi({ ...param, description: options.description, default: options.default });
+}
+
+/** Quotes a client-supplied value for an error message, shortened so a huge value is not echoed back. */
+function quote(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
+/** Describes what is wrong with each query parameter named in a zod error. */
+export function describeInvalidParams(error: ZodError, input: Record<string, unknown>): InvalidParam[] {
+  const names = [...new Set(error.issues.map((issue) => String(issue.path[0] ?? 'query')))];
+  return names.map((name) => {
+    const value = input[name];
+    const allowed = allowedByName.get(name);
+    let reason: string;
+    if (value === undefined) reason = 'is required';
+    else if (Array.isArray(value)) reason = 'is repeated; give it exactly once';
+    else if (value === '') reason = 'is empty';
+    else reason = `${quote(value)} is not an allowed value (values are case-sensitive)`;
+    return { name, reason, ...(allowed ? { allowed: [...allowed] } : {}) };
+  });
+}
+
+/** Turns a failed query validation into the 400 problem the app renders. */
+export function invalidQueryProblem(error: ZodError, input: Record<string, unknown>): HttpProblem {
+  const invalidParams = describeInvalidParams(error, input);
+  const detail = invalidParams
+    .map((p) => `${p.name} ${p.reason}${p.allowed ? `; allowed: ${p.allowed.join(', ')}` : ''}`)
+    .join('. ');
+  return new HttpProblem(400, 'Invalid query parameter', detail, { invalidParams });
+}
