@@ -14,7 +14,10 @@ export function createApp(deps: AppDeps): ApiApp {
   const app: ApiApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (!result.success) {
-        return problemResponse(invalidQueryProblem(result.error, queryInput(c.req.queries())), instanceOf(c.req.url));
+        return problemResponse(
+          invalidQueryProblem(result.error, queryInput(c.req.queries())),
+          instanceOf(c.req.url),
+        );
       }
     },
   });
@@ -54,10 +57,11 @@ function queryInput(queries: Record<string, string[]>): Record<string, unknown> 
   return Object.fromEntries(Object.entries(queries).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
 }
 
-/** The request path and query, the `instance` of a problem; never a host name. */
+/** The request path and query, the `instance` of a problem; never a host name, and never very long. */
 function instanceOf(url: string): string {
   const { pathname, search } = new URL(url);
-  return pathname + search;
+  const instance = pathname + search;
+  return instance.length > 200 ? `${instance.slice(0, 200)}…` : instance;
 }
 
 /** Methods registered for an exact path; a non-empty list means a 405 rather than a 404. */

@@ -9,8 +9,16 @@ export const DEFAULT_RPC_URLS = {
     'https://1rpc.io/eth',
     'https://cloudflare-eth.com',
   ],
-  arbitrum: ['https://arb1.arbitrum.io/rpc', 'https://arbitrum-one-rpc.publicnode.com', 'https://arbitrum.drpc.org'],
-  optimism: ['https://mainnet.optimism.io', 'https://optimism-rpc.publicnode.com', 'https://optimism.drpc.org'],
+  arbitrum: [
+    'https://arb1.arbitrum.io/rpc',
+    'https://arbitrum-one-rpc.publicnode.com',
+    'https://arbitrum.drpc.org',
+  ],
+  optimism: [
+    'https://mainnet.optimism.io',
+    'https://optimism-rpc.publicnode.com',
+    'https://optimism.drpc.org',
+  ],
   base: ['https://mainnet.base.org', 'https://base-rpc.publicnode.com', 'https://base.drpc.org'],
   polygon: ['https://polygon-rpc.com', 'https://polygon-bor-rpc.publicnode.com', 'https://polygon.drpc.org'],
 } as const;
@@ -74,7 +82,12 @@ const EnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => (value?.trim() ? value.trim() : '8787'))
-    .pipe(z.string().regex(/^\d{1,5}$/, 'must be a whole number').transform(Number))
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{1,5}$/, 'must be a whole number')
+        .transform(Number),
+    )
     .pipe(z.number().int().min(0).max(65535)),
   PUBLIC_BASE_URL: optionalUrl(),
   DATABASE_URL: optionalString,

@@ -18,7 +18,9 @@ export interface CoalescingCache {
  * Creates a coalescing cache. A load that throws is not cached: every waiting caller gets the error
  * and the next call loads again. The oldest keys are evicted past `maxEntries`.
  */
-export function createCoalescingCache(options: { now?: () => number; maxEntries?: number } = {}): CoalescingCache {
+export function createCoalescingCache(
+  options: { now?: () => number; maxEntries?: number } = {},
+): CoalescingCache {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 1000;
   const entries = new Map<string, CacheEntry<unknown>>();

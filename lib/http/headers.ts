@@ -12,7 +12,9 @@ export const INFO_HEADERS: Readonly<Record<string, string>> = {
 /** Methods and headers a browser may use (preflight answer). */
 export const CORS_ALLOW_METHODS = 'GET, POST, OPTIONS';
 export const CORS_ALLOW_HEADERS = 'Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
-const CORS_EXPOSE_HEADERS = [...Object.keys(INFO_HEADERS), 'Retry-After', 'Allow', 'Mcp-Session-Id'].join(', ');
+const CORS_EXPOSE_HEADERS = [...Object.keys(INFO_HEADERS), 'Retry-After', 'Allow', 'Mcp-Session-Id'].join(
+  ', ',
+);
 
 /** Stamps every response, errors and 404s included, with CORS, the informational headers and Cache-Control. */
 export function applyResponseHeaders(headers: Headers, method: string, path: string, status: number): void {
@@ -32,7 +34,8 @@ export function responseHeaders(): MiddlewareHandler {
         status: 204,
         headers: {
           'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,
-          'Access-Control-Allow-Headers': c.req.header('Access-Control-Request-Headers') ?? CORS_ALLOW_HEADERS,
+          'Access-Control-Allow-Headers':
+            c.req.header('Access-Control-Request-Headers') ?? CORS_ALLOW_HEADERS,
           'Access-Control-Max-Age': '86400',
         },
       });

@@ -57,7 +57,10 @@ export const ProblemSchema = z
         z.object({
           name: z.string().openapi({ example: 'range' }),
           reason: z.string().openapi({ example: 'must be one of the allowed values' }),
-          allowed: z.array(z.string()).optional().openapi({ example: ['10m', '30m', '2h', '6h', '1d', '7d', '30d'] }),
+          allowed: z
+            .array(z.string())
+            .optional()
+            .openapi({ example: ['10m', '30m', '2h', '6h', '1d', '7d', '30d'] }),
         }),
       )
       .optional(),
@@ -77,7 +80,10 @@ export function problemResponses(...statuses: Array<400 | 404 | 405 | 413 | 500 
   return Object.fromEntries(
     statuses.map((status) => [
       status,
-      { description: descriptions[status] ?? 'Error', content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } },
+      {
+        description: descriptions[status] ?? 'Error',
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
+      },
     ]),
   );
 }

@@ -1,0 +1,62 @@
+import { runScheduledJobs } from '../cron/scheduled';
+import { type Config, parseConfig } from '../lib/config';
+import type { AppDeps } from '../lib/deps';
+import { createCoalescingCache } from '../lib/http/cache';
+import { sharedMaxAge } from '../lib/http/cache-control';
+import { createLogger } from '../lib/log';
+import { createMemoryLastGoodStore } from '../lib/store/last-good';
+import { type ApiApp, createApp } from './app';
+
+/** Worker bindings: plain-text vars and secrets (see wrangler.toml). */
+export type Env = Record<string, string | undefined>;
+
+// Per-isolate state that holds no I/O objects: caches, provider health, the parsed config.
+const cache = createCoalescingCache();
+const state = new Map<string, unknown>();
+const log = createLogger();
+const memoryLastGood = createMemoryLastGoodStore();
+let built: { env: Env; config: Config; app: ApiApp; deps: AppDeps } | undefined;
+
+/** Builds (once per isolate and env) the app and its dependencies. */
+function appFor(env: Env) {
+  if (built?.env === env) return built;
+  const config = parseConfig(env);
+  const deps: AppDeps = {
+    config,
+    fetch: (input, init) => fetch(input, init),
+    now: Date.now,
+    log,
+    cache,
+    lastGood: memoryLastGood,
+    withDb: () => Promise.reject(new Error('DATABASE_URL is not set')),
+    state,
+  };
+  built = { env, config, app: createApp(deps), deps };
+  return built;
+}
+
+/** Answers from the edge cache when a fresh copy is there; else runs the app and keeps a 200 GET for its s-maxage. */
+async function handleFetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const { app } = appFor(env);
+  if (request.method !== 'GET') return app.fetch(request, env, ctx);
+  const edge = (caches as unknown as { default: Cache }).default;
+  const hit = await edge.match(request);
+  if (hit) {
+    const res = new Response(hit.body, hit);
+    res.headers.set('X-Edge-Cache', 'HIT');
+    return res;
+  }
+  const res = await app.fetch(request, env, ctx);
+  if (res.status === 200 && sharedMaxAge(res.headers.get('Cache-Control')) > 0) {
+    ctx.waitUntil(edge.put(request, res.clone()));
+  }
+  return res;
+}
+
+export default {
+  fetch: handleFetch,
+  async scheduled(controller, env, ctx) {
+    const { deps } = appFor(env);
+    ctx.waitUntil(runScheduledJobs(deps, controller.scheduledTime));
+  },
+} satisfies ExportedHandler<Env>;

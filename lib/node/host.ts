@@ -1,0 +1,77 @@
+import { type ServerType, serve } from '@hono/node-server';
+import { runScheduledJobs } from '../../cron/scheduled';
+import { createApp } from '../../functions/app';
+import { type Config, parseConfig } from '../config';
+import type { AppDeps } from '../deps';
+import { createCoalescingCache } from '../http/cache';
+import { createLogger, type Logger } from '../log';
+import { createMemoryLastGoodStore } from '../store/last-good';
+import { startSlotScheduler } from './scheduler';
+
+/** The scheduler period of the Node host: one history slot. */
+const SLOT_MS = 90_000;
+
+/** A running Node host. */
+export interface NodeHost {
+  port: number;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the app on a Node HTTP server with the in-process scheduler. `PUBLIC_BASE_URL` defaults to
+ * `http://localhost:PORT`. Pass `scheduler: false` to serve without running scheduled jobs.
+ */
+export async function startNodeHost(
+  env: Record<string, string | undefined>,
+  options: { log?: Logger; scheduler?: boolean; deps?: Partial<AppDeps> } = {},
+): Promise<NodeHost> {
+  const config: Config = parseConfig(env);
+  const log = options.log ?? createLogger();
+  const deps: AppDeps = {
+    config,
+    fetch: (input, init) => fetch(input, init),
+    now: Date.now,
+    log,
+    cache: createCoalescingCache(),
+    lastGood: createMemoryLastGoodStore(),
+    withDb: () => Promise.reject(new Error('no database configured')),
+    state: new Map(),
+    ...options.deps,
+  };
+  const app = createApp(deps);
+  const handle = async (request: Request) => {
+    const started = performance.now();
+    const res = await app.fetch(request);
+    const { pathname } = new URL(request.url);
+    log.info(`${request.method} ${pathname} ${res.status} ${Math.round(performance.now() - started)}ms`);
+    return res;
+  };
+
+  const server = await listen(handle, config.port);
+  const port = (server.address() as { port: number }).port;
+  if (!config.publicBaseUrl) config.publicBaseUrl = `http://localhost:${port}`;
+  const scheduler =
+    options.scheduler === false ? undefined : startSlotScheduler((at) => runScheduledJobs(deps, at), SLOT_MS);
+  log.info('listening', { port });
+
+  return {
+    port,
+    deps,
+    async close() {
+      await scheduler?.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Starts the HTTP server and resolves once it listens. */
+function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  port: number,
+): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, port, hostname: '0.0.0.0' }, () => resolve(server));
+    server.once('error', reject);
+  });
+}

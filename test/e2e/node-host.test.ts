@@ -1,0 +1,48 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/log';
+import { type NodeHost, startNodeHost } from '../../lib/node/host';
+
+describe('Node host over HTTP', () => {
+  let host: NodeHost;
+  let base: string;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    host = await startNodeHost(
+      { PORT: '0' },
+      { log: createLogger((line) => lines.push(line)), scheduler: false },
+    );
+    base = `http://127.0.0.1:${host.port}`;
+  });
+  afterAll(() => host.close());
+
+  it('serves a valid OpenAPI 3.0 document with version, licence and servers', async () => {
+    const res = await fetch(`${base}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300, s-maxage=300');
+    const doc = await res.json();
+    expect(doc.openapi).toMatch(/^3\.0\.\d$/);
+    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info.license.name).toBe('CC BY 4.0');
+    expect(doc.servers).toEqual([{ url: `http://localhost:${host.port}` }]);
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeTruthy();
+  });
+
+  it('answers GET /nope with a 404 problem carrying CORS and the informational headers', async () => {
+    const res = await fetch(`${base}/nope`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('x-ratelimit-window')).toBe('1h');
+    expect(await res.json()).toMatchObject({ status: 404, title: 'Not found', instance: '/nope' });
+  });
+
+  it('logs one line per request', async () => {
+    const before = lines.length;
+    await fetch(`${base}/nope?x=1`);
+    const added = lines.slice(before);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/GET \/nope 404 \d+ms/);
+  });
+});

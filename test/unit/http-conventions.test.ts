@@ -1,0 +1,125 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { buildEnvelope } from '../../lib/http/envelope';
+import { enumQuery } from '../../lib/http/params';
+import { HttpProblem, problemResponses } from '../../lib/http/problem';
+import { createTestDeps } from '../helpers/deps';
+
+/** An app with one extra route that exercises validation and problems the way real endpoints do. */
+function appWithProbe() {
+  const app = createApp(createTestDeps());
+  const route = createRoute({
+    method: 'get',
+    path: '/api/gas-history',
+    request: {
+      query: z.object({
+        range: enumQuery('range', ['10m', '1d'], { description: 'window', default: '1d' }),
+        network: enumQuery('network', ['arbitrum', 'base'], { description: 'network' }),
+      }),
+    },
+    responses: {
+      200: { description: 'ok', content: { 'application/json': { schema: z.object({}) } } },
+      ...problemResponses(400, 503),
+    },
+  });
+  app.openapi(route, (c) => {
+    const { range, network } = c.req.valid('query');
+    if (network === 'base')
+      throw new HttpProblem(503, 'Store unavailable', 'try later', { retryAfterSeconds: 30 });
+    return c.json({ ...buildEnvelope(0, 'https://gas.test'), range }, 200);
+  });
+  return app;
+}
+
+describe('HTTP conventions', () => {
+  it('stamps a 200 with CORS, the informational headers and the endpoint cache lifetime', async () => {
+    const res = await appWithProbe().request('/api/gas-history?network=arbitrum');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(res.headers.get('Cache-Control')).toBe('public, max-age=30, s-maxage=30');
+    expect(Object.fromEntries([...res.headers].filter(([k]) => k.startsWith('x-')))).toEqual({
+      'x-api-tier': 'free',
+      'x-ratelimit-limit': '1000',
+      'x-ratelimit-remaining': '1000',
+      'x-ratelimit-window': '1h',
+    });
+    const body = await res.json();
+    expect(body).toEqual({
+      citation:
+        'Data from Gas Fee API (https://gas.test), free public Ethereum gas data, updated 1970-01-01T00:00:00.000Z',
+      tier: 'free',
+      range: '1d',
+    });
+  });
+
+  it.each([
+    ['missing', '', 'network', 'is required'],
+    ['wrong value', '?network=zksync', 'network', '"zksync" is not an allowed value'],
+    ['wrong case', '?network=Arbitrum', 'network', 'is not an allowed value'],
+    ['empty', '?network=', 'network', 'is empty'],
+    ['repeated', '?network=base&network=base', 'network', 'is repeated'],
+    ['invalid optional', '?network=base&range=1y', 'range', '"1y" is not an allowed value'],
+  ])('answers 400 problem+json for a %s parameter', async (_case, query, name, reason) => {
+    const res = await appWithProbe().request(`/api/gas-history${query}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    const body = (await res.json()) as {
+      status: number;
+      invalidParams: { name: string; reason: string; allowed: string[] }[];
+    };
+    expect(body.status).toBe(400);
+    const param = body.invalidParams.find((p) => p.name === name);
+    expect(param?.reason).toContain(reason);
+    expect(param?.allowed).toEqual(name === 'range' ? ['10m', '1d'] : ['arbitrum', 'base']);
+  });
+
+  it('does not echo an oversized value back in full', async () => {
+    const res = await appWithProbe().request(`/api/gas-history?network=${'x'.repeat(5000)}`);
+    expect(res.status).toBe(400);
+    expect((await res.text()).length).toBeLessThan(1000);
+  });
+
+  it('renders a thrown HttpProblem with Retry-After and no-store', async () => {
+    const res = await appWithProbe().request('/api/gas-history?network=base');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('Retry-After')).toBe('30');
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
+  });
+
+  it('answers 404 for an unknown path and 405 with Allow for a wrong method', async () => {
+    const app = appWithProbe();
+    const missing = await app.request('/api/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('X-API-Tier')).toBe('free');
+    const wrong = await app.request('/api/gas-history', { method: 'DELETE' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('Allow')).toBe('GET, OPTIONS');
+    expect(wrong.headers.get('Access-Control-Allow-Origin')).toBe('*');
+  });
+
+  it('answers a CORS preflight with 204 and the allowed methods and headers', async () => {
+    const res = await appWithProbe().request('/api/gas-history', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://dapp.example', 'Access-Control-Request-Method': 'GET' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(res.headers.get('Access-Control-Allow-Methods')).toContain('GET');
+  });
+
+  it('answers 500 without a stack trace or message from inside', async () => {
+    const deps = createTestDeps();
+    const app = createApp(deps);
+    app.get('/boom', () => {
+      throw new Error('secret detail at https://rpc.example/v3/KEY');
+    });
+    const res = await app.request('/boom');
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain('KEY');
+    expect(text).not.toContain('at ');
+    expect(deps.logs.join('\n')).not.toContain('/v3/KEY');
+  });
+});

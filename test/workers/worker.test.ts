@@ -1,0 +1,56 @@
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
+import { describe, expect, it, vi } from 'vitest';
+import worker from '../../functions/index';
+
+describe('Worker host in workerd', () => {
+  it('answers GET /openapi.json with the OpenAPI document', async () => {
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request('https://gas.test/openapi.json'), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Cache-Control')).toBe('public, max-age=300, s-maxage=300');
+    const doc = (await res.json()) as { openapi: string; info: { version: string } };
+    expect(doc.openapi).toMatch(/^3\.0\./);
+    expect(doc.info.version).toBe('1.0.0');
+  });
+
+  it('answers an unknown path with a 404 problem carrying CORS and the informational headers', async () => {
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request('https://gas.test/nope'), env, ctx);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(res.headers.get('X-API-Tier')).toBe('free');
+  });
+
+  it('serves a repeated GET from the edge cache without running the handler again', async () => {
+    const url = 'https://gas.test/openapi.json?edge-cache-test';
+    const first = createExecutionContext();
+    const miss = await worker.fetch(new Request(url), env, first);
+    await waitOnExecutionContext(first);
+    expect(miss.headers.get('X-Edge-Cache')).toBeNull();
+    const second = createExecutionContext();
+    const hit = await worker.fetch(new Request(url), env, second);
+    expect(hit.headers.get('X-Edge-Cache')).toBe('HIT');
+    expect(await hit.json()).toEqual(await miss.json());
+  });
+
+  it('runs the scheduled handler for the tick it was given', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
+    const scheduledTime = Date.UTC(2026, 0, 1, 12, 0, 0);
+    const controller = createScheduledController({ scheduledTime, cron: '* * * * *' });
+    const ctx = createExecutionContext();
+    await worker.scheduled(controller, env, ctx);
+    await waitOnExecutionContext(ctx);
+    spy.mockRestore();
+    expect(
+      lines.some((line) => line.includes('scheduled run') && line.includes('2026-01-01T12:00:00.000Z')),
+    ).toBe(true);
+  });
+});
