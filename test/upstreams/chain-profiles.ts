@@ -1,0 +1,179 @@
+import { loadRealBlockFees, loadRealTipBlocks, type TipSample } from './shared-data';
+
+export type { TipSample } from './shared-data';
+
+/** The fee facts of one block. */
+export interface BlockFees {
+  baseFee: bigint;
+  gasUsedRatio: number;
+  tips: readonly TipSample[];
+  blobBaseFee: bigint;
+  blobGasUsedRatio: number;
+}
+
+/** OP Stack GasPriceOracle state (Ecotone/Fjord fields). */
+export interface OpOracleState {
+  l1BaseFee: bigint;
+  blobBaseFee: bigint;
+  baseFeeScalar: number;
+  blobBaseFeeScalar: number;
+}
+
+/** What makes one chain: id, block rhythm and its default fee data, identical for all its providers. */
+export interface ChainProfile {
+  name: 'mainnet' | 'arbitrum' | 'optimism' | 'base' | 'polygon';
+  chainId: number;
+  blockTimeMs: number;
+  /** A block number and its timestamp (seconds); the head advances from it at `blockTimeMs`. */
+  anchor: { number: number; timestamp: number };
+  gasLimit: bigint;
+  clientVersion: string;
+  /** Fee data of block n; a pure function of n so every provider of the chain agrees. */
+  feesAt(n: number): BlockFees;
+  /** Fixed tip eth_gasPrice / eth_maxPriorityFeePerGas add (L2 clients); absent: geth's oracle over tips. */
+  suggestedTip?: bigint;
+  opOracle?: OpOracleState;
+}
+
+const GWEI = 1_000_000_000n;
+
+/** Index into a cycle for any block number (also negative ones, which `%` would not map). */
+export function cycleIndex(n: number, length: number): number {
+  return ((n % length) + length) % length;
+}
+
+/** The gas-used ratio EIP-1559 implies for a base-fee step (next = base * (1 + (ratio - 0.5) / 0.5 / 8)). */
+export function impliedGasUsedRatio(baseFee: bigint, next: bigint): number {
+  if (baseFee === 0n) return 0.5;
+  const step = Number(next - baseFee) / Number(baseFee);
+  return Math.min(1, Math.max(0, 0.5 * (1 + 8 * step)));
+}
+
+/**
+ * Mainnet: a 10-block cycle of real blocks (18677346-49 and 18677376-81, late Nov 2023) with their real
+ * base fees and gas-used ratios; where the cycle joins two runs, the ratio is the one EIP-1559 implies
+ * for the step, so every block's next base fee follows from its ratio. Tips alternate between the real
+ * effective-tip distributions of blocks 17173049 and 17173050. Blob fields are not in shared/data: the
+ * blob base fee sits at its 1-wei floor (as for most of 2024-2025) with a usage cycle below target.
+ */
+function createMainnetProfile(): ChainProfile {
+  const blocks = loadRealBlockFees();
+  const cycle = blocks.map((block, i) => {
+    const following = blocks[(i + 1) % blocks.length]!;
+    const ratio =
+      following.number === block.number + 1
+        ? block.gasUsedRatio
+        : impliedGasUsedRatio(block.baseFee, following.baseFee);
+    return { baseFee: block.baseFee, gasUsedRatio: ratio };
+  });
+  const tipBlocks = loadRealTipBlocks();
+  const blobRatios = [6 / 9, 3 / 9, 5 / 9, 6 / 9, 2 / 9];
+  return {
+    name: 'mainnet',
+    chainId: 1,
+    blockTimeMs: 12_000,
+    // Real block 17173049 and its timestamp (mainnet_blocks_17173049-17173050.jsonl); 12 s slots from there.
+    anchor: { number: 17_173_049, timestamp: 1_683_029_999 },
+    gasLimit: 30_000_000n,
+    clientVersion: 'Geth/v1.16.7-stable/linux-amd64/go1.24.9',
+    feesAt(n) {
+      const block = cycle[cycleIndex(n, cycle.length)]!;
+      return {
+        baseFee: block.baseFee,
+        gasUsedRatio: block.gasUsedRatio,
+        tips: tipBlocks[cycleIndex(n, tipBlocks.length)]!,
+        blobBaseFee: 1n,
+        blobGasUsedRatio: blobRatios[cycleIndex(n, blobRatios.length)]!,
+      };
+    },
+  };
+}
+
+function flatFees(baseFee: bigint, gasUsedRatio: number, tips: bigint[]): (n: number) => BlockFees {
+  const samples = tips.map((tip) => ({ tip, weight: 21_000 }));
+  return () => ({ baseFee, gasUsedRatio, tips: samples, blobBaseFee: 0n, blobGasUsedRatio: 0 });
+}
+
+/*
+ * L2 defaults: shared/data has no L2 data, so these are current-day levels with their sources:
+ * - Arbitrum One: ArbOS's minimum L2 base fee of 0.01 gwei, where the chain sits when not congested;
+ *   Nitro's eth_gasPrice is the base fee (tips are ignored). Anchor: Nitro genesis block 22207817
+ *   (2022-08-31), blocks about every 0.25 s (approximate).
+ * - OP Mainnet: the base fee idles far below op-geth's MinSuggestedPriorityFee of 0.001 gwei
+ *   (gaspricecfg DefaultMinSuggestedPriorityFee; viem's feesOptimism uses the same), so eth_gasPrice is
+ *   about 0.001 gwei. Anchor: Bedrock block 105235063 at 1686068903, then exact 2 s blocks.
+ * - Base: minimum base fee 0.005 gwei after the Jovian upgrade (Base docs, "Network Fees") plus the same
+ *   0.001 gwei suggested tip. Anchor: genesis at 1686789347, exact 2 s blocks.
+ * - Polygon PoS: a 25 gwei floor (minimum priority fee per the Polygon gas-station docs; PIP-59 moves it
+ *   into the base fee), so eth_gasPrice is about 30 gwei. Anchor approximate, 2 s blocks.
+ * GasPriceOracle scalars: the values OP Mainnet and Base set in SystemConfig after Ecotone (2024,
+ * approximate); the L1 base fee the oracle holds is ~0.9 gwei, the last Etherscan daily average gas price
+ * in shared/data (2025-11-22); the blob base fee is at its 1-wei floor.
+ */
+function createL2Profiles(): ChainProfile[] {
+  const opTips = [1_000_000n, 1_000_000n, 1_200_000n, 2_000_000n, 5_000_000n, 50_000_000n];
+  return [
+    {
+      name: 'arbitrum',
+      chainId: 42161,
+      blockTimeMs: 250,
+      anchor: { number: 22_207_817, timestamp: 1_661_956_342 },
+      gasLimit: 32_000_000n,
+      clientVersion: 'nitro/v3.8.0-62c0aa7/linux-amd64/go1.24.6',
+      feesAt: flatFees(GWEI / 100n, 0.08, [0n]),
+      suggestedTip: 0n,
+    },
+    {
+      name: 'optimism',
+      chainId: 10,
+      blockTimeMs: 2000,
+      anchor: { number: 105_235_063, timestamp: 1_686_068_903 },
+      gasLimit: 40_000_000n,
+      clientVersion: 'op-geth/v1.101603.4-stable/linux-amd64/go1.24.9',
+      feesAt: flatFees(250_000n, 0.35, opTips),
+      suggestedTip: 1_000_000n,
+      opOracle: {
+        l1BaseFee: 900_000_000n,
+        blobBaseFee: 1n,
+        baseFeeScalar: 5227,
+        blobBaseFeeScalar: 1_014_213,
+      },
+    },
+    {
+      name: 'base',
+      chainId: 8453,
+      blockTimeMs: 2000,
+      anchor: { number: 0, timestamp: 1_686_789_347 },
+      gasLimit: 150_000_000n,
+      clientVersion: 'op-geth/v1.101603.4-stable/linux-amd64/go1.24.9',
+      feesAt: flatFees(5_000_000n, 0.4, opTips),
+      suggestedTip: 1_000_000n,
+      opOracle: {
+        l1BaseFee: 900_000_000n,
+        blobBaseFee: 1n,
+        baseFeeScalar: 2269,
+        blobBaseFeeScalar: 1_055_762,
+      },
+    },
+    {
+      name: 'polygon',
+      chainId: 137,
+      blockTimeMs: 2000,
+      anchor: { number: 0, timestamp: 1_590_824_836 },
+      gasLimit: 45_000_000n,
+      clientVersion: 'bor/v2.3.3/linux-amd64/go1.24.6',
+      feesAt: flatFees(5n * GWEI, 0.45, [25n * GWEI, 25n * GWEI, 27n * GWEI, 30n * GWEI, 40n * GWEI]),
+      suggestedTip: 25n * GWEI,
+    },
+  ];
+}
+
+let profiles: Map<ChainProfile['name'], ChainProfile> | undefined;
+
+/** The profile of a chain; the real data is read from disk once per process. */
+export function getChainProfile(name: ChainProfile['name']): ChainProfile {
+  profiles ??= new Map([createMainnetProfile(), ...createL2Profiles()].map((p) => [p.name, p]));
+  const profile = profiles.get(name);
+  if (!profile) throw new Error(`no chain profile ${name}`);
+  return profile;
+}

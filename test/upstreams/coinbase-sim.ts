@@ -1,0 +1,62 @@
+import { type Asset, PriceBook, type QuoteOverride } from './price-book';
+import type { Sim } from './sim';
+import { jsonReply, type SimReply, type SimRequest, startSimServer } from './sim-server';
+
+/** Coinbase: `/v2/prices/<BASE>-USD/spot` (route `spot`) for ETH and POL. */
+export interface CoinbaseSim extends Sim {
+  setPrice(asset: Asset, quote: QuoteOverride | undefined): void;
+}
+
+const SPOT_PATH = /^\/v2\/prices\/([A-Za-z0-9]+)-([A-Za-z]+)\/spot$/;
+
+function coinbaseError(status: number, id: string, message: string): SimReply {
+  return jsonReply(status, { errors: [{ id, message }] });
+}
+
+/** Coinbase quotes fiat prices with cents, sub-dollar assets with four decimals. */
+function formatAmount(usd: number): string {
+  return Math.abs(usd) >= 1 ? usd.toFixed(2) : usd.toFixed(4);
+}
+
+/** Starts the Coinbase simulator; its `url` is the origin. */
+export async function startCoinbaseSim(options: { now: () => number; port?: number }): Promise<CoinbaseSim> {
+  // A few cents off the aggregator, as exchange quotes are.
+  const book = new PriceBook({ ETH: 3011.87, POL: 0.1852 }, options.now);
+  const server = await startSimServer(
+    {
+      keysOf: (request: SimRequest) => [SPOT_PATH.test(request.path) ? 'spot' : 'unknown'],
+      answer(request, faults) {
+        const match = SPOT_PATH.exec(request.path);
+        if (!match) return coinbaseError(404, 'not_found', 'Not found');
+        const apiError = faults.take('rpc-error', ['spot']);
+        if (apiError) return coinbaseError(400, 'invalid_request', apiError.message ?? 'Invalid request');
+        const base = match[1]!.toUpperCase();
+        const currency = match[2]!.toUpperCase();
+        if (base !== 'ETH' && base !== 'POL') return coinbaseError(404, 'not_found', 'Invalid base currency');
+        if (currency !== 'USD') return coinbaseError(404, 'not_found', 'Invalid currency');
+        const absurd = faults.take('absurd', ['spot']);
+        const usd = absurd ? Number(absurd.value ?? 1e9) : book.quote(base).usd;
+        return jsonReply(200, { data: { amount: formatAmount(usd), base, currency } });
+      },
+      errorReply: (status) =>
+        status === 429
+          ? coinbaseError(429, 'rate_limit_exceeded', 'Too many requests')
+          : coinbaseError(500, 'internal_server_error', 'Internal server error'),
+    },
+    options.port,
+  );
+  return {
+    name: 'coinbase',
+    url: server.origin,
+    origin: server.origin,
+    port: server.port,
+    requests: server.requests,
+    fault: (mode, faultOptions) => server.fault(mode, faultOptions),
+    async reset() {
+      book.reset();
+      await server.reset();
+    },
+    close: () => server.close(),
+    setPrice: (asset, quote) => book.set(asset, quote),
+  };
+}

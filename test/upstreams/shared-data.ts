@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Real chain data beside the project (`../shared/data`, see its SOURCES.md); CI checks it is there. */
+const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../shared/data');
+
+/** One transaction's effective priority fee and its weight (its gas limit: the data has no receipts). */
+export interface TipSample {
+  tip: bigint;
+  weight: number;
+}
+
+/** One real block's base fee and how full it was. */
+export interface RealBlockFee {
+  number: number;
+  baseFee: bigint;
+  gasUsedRatio: number;
+}
+
+function readData(name: string): string {
+  return readFileSync(join(DATA_DIR, name), 'utf8');
+}
+
+interface FeeHistorySample {
+  result_decimal: { oldestBlock: number; baseFeePerGas: number[]; gasUsedRatio: number[] };
+}
+
+/**
+ * Real mainnet blocks 18677346-18677349 and 18677376-18677381 (late Nov 2023) with their base fees and
+ * gas-used ratios, from the wagmi `eth_feeHistory` snapshots, in block order.
+ */
+export function loadRealBlockFees(): RealBlockFee[] {
+  const file = JSON.parse(readData('mainnet_eth_feeHistory_samples_blocks_18677346-18677381.json')) as {
+    samples: FeeHistorySample[];
+  };
+  const byNumber = new Map<number, RealBlockFee>();
+  for (const { result_decimal: r } of file.samples) {
+    r.gasUsedRatio.forEach((ratio, i) => {
+      const number = r.oldestBlock + i;
+      byNumber.set(number, { number, baseFee: BigInt(r.baseFeePerGas[i] ?? 0), gasUsedRatio: ratio });
+    });
+  }
+  return [...byNumber.values()].sort((a, b) => a.number - b.number);
+}
+
+/**
+ * Effective priority fees of every transaction in real mainnet blocks 17173049 and 17173050
+ * (ethereum-etl export): `gas_price` is the effective price, so tip = gas_price - the block's base fee.
+ */
+export function loadRealTipBlocks(): TipSample[][] {
+  const baseFees = new Map<number, bigint>();
+  for (const line of readData('mainnet_blocks_17173049-17173050.jsonl').split('\n')) {
+    if (!line.trim()) continue;
+    const block = JSON.parse(line) as { number: number; base_fee_per_gas: number };
+    baseFees.set(block.number, BigInt(block.base_fee_per_gas));
+  }
+  const [header, ...rows] = readData('mainnet_txs_blocks_17173049-17173050.csv').trim().split('\n');
+  const columns = (header ?? '').split(',');
+  const col = (name: string) => columns.indexOf(name);
+  const [blockCol, gasCol, priceCol] = [col('block_number'), col('gas'), col('gas_price')];
+  const byBlock = new Map<number, TipSample[]>();
+  for (const row of rows) {
+    const fields = row.split(',');
+    const number = Number(fields[blockCol]);
+    const baseFee = baseFees.get(number);
+    if (baseFee === undefined) throw new Error(`no base fee for block ${number}`);
+    const samples = byBlock.get(number) ?? [];
+    samples.push({ tip: BigInt(fields[priceCol] ?? '0') - baseFee, weight: Number(fields[gasCol]) });
+    byBlock.set(number, samples);
+  }
+  return [...byBlock.entries()].sort(([a], [b]) => a - b).map(([, samples]) => samples);
+}
+
+/** Real daily ETH/USD closes (Etherscan export) for `days` days starting at `firstDate` (M/D/YYYY). */
+export function loadDailyEthUsd(firstDate: string, days: number): number[] {
+  const rows = readData('etherscan_daily_eth_usd_2015-07-30_2022-09-19.csv').trim().split('\n');
+  const start = rows.findIndex((row) => row.startsWith(`"${firstDate}"`));
+  if (start < 0) throw new Error(`no ETH/USD row for ${firstDate}`);
+  return rows.slice(start, start + days).map((row) => Number(row.split(',')[2]?.replaceAll('"', '')));
+}
