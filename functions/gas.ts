@@ -1,0 +1,31 @@
+import { createRoute } from '@hono/zod-openapi';
+import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { problemResponses } from '../lib/http/problem';
+import { GasResponseSchema } from '../lib/schemas/current-gas';
+import { getCurrentGas } from '../lib/services/current-gas';
+import type { ApiApp } from './app';
+
+const route = createRoute({
+  method: 'get',
+  path: '/api/gas',
+  summary: 'Current mainnet gas tiers',
+  description:
+    'Low / average / high fee per gas (gwei) for Ethereum mainnet: the next block base fee plus the median, ' +
+    'over the last 20 non-empty blocks, of the 70th / 90th / 99th percentile priority fee, read from several ' +
+    'RPC providers with hedged failover, Etherscan as backstop, or a reading at most 5 minutes old (`source` ' +
+    'then starts with `stale:`). 503 only when none of these exists.',
+  responses: {
+    200: { description: 'Current tiers.', content: { 'application/json': { schema: GasResponseSchema } } },
+    ...problemResponses(503),
+  },
+});
+
+/** Registers GET /api/gas: the current mainnet tiers alone, for clients that need nothing else. */
+export function registerGas(app: ApiApp): void {
+  app.openapi(route, async (c) => {
+    const { deps } = c.var;
+    const reading = await getCurrentGas(deps);
+    const envelope = buildEnvelope(reading.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url));
+    return c.json({ ...envelope, ...reading }, 200);
+  });
+}

@@ -1,0 +1,61 @@
+import { assertFeeHistoryShape, type FeeHistory, OracleError } from './fee-history';
+import { assertSaneTiers, toGwei } from './sanity';
+
+/** Low, average and high fee per gas in gwei, plus the next block's base fee they are built on. */
+export interface GasTiers {
+  low: number;
+  average: number;
+  high: number;
+  baseFee: number;
+}
+
+/**
+ * Middle value of a list of wei amounts (mean of the two middle ones for an even count), or 0 for none.
+ * The median ignores the odd block where one bidder paid a huge tip, which a mean would not.
+ */
+export function computeMedian(values: readonly bigint[]): bigint {
+  if (values.length === 0) return 0n;
+  const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const mid = Math.floor(sorted.length / 2);
+  const upper = sorted[mid] as bigint;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] as bigint) + upper) / 2n;
+}
+
+/**
+ * Computes, for each reward percentile a fee history was asked with, a fee per gas in wei: the next
+ * block's base fee plus the median, over the non-empty blocks, of that percentile's priority fee.
+ * Empty blocks (gas used ratio 0) report a reward of 0 that says nothing about what it takes to be
+ * included, so they are left out; with no non-empty block the tip is 0. Throws an OracleError when
+ * the history is malformed.
+ */
+export function computePercentileFees(history: FeeHistory, percentileCount: number): bigint[] {
+  assertFeeHistoryShape(history, percentileCount);
+  const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
+  const filled = history.reward.filter((_, i) => (history.gasUsedRatio[i] ?? 0) > 0);
+  return Array.from(
+    { length: percentileCount },
+    (_, column) => nextBaseFee + computeMedian(filled.map((row) => row[column] as bigint)),
+  );
+}
+
+/**
+ * Computes the tiers from a fee history asked with the three tier percentiles (70, 90, 99): see
+ * computePercentileFees. The result is in gwei with 4 significant digits, ordered
+ * low <= average <= high, positive and below the sanity ceiling, or an OracleError is thrown.
+ */
+export function computeTiers(history: FeeHistory): GasTiers {
+  const fees = computePercentileFees(history, 3);
+  const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
+  // Medians of ascending rows are ascending; the running max keeps the promise even for odd input.
+  let floor = 0;
+  const [low, average, high] = fees.map((fee) => {
+    const gwei = Math.max(floor, toGwei(fee));
+    floor = gwei;
+    return gwei;
+  }) as [number, number, number];
+  const tiers = { low, average, high, baseFee: toGwei(nextBaseFee) };
+  assertSaneTiers(tiers);
+  return tiers;
+}
+
+export { OracleError };

@@ -1,0 +1,101 @@
+import type { AppDeps } from '../deps';
+import { HttpProblem } from '../http/problem';
+import { readEtherscanGas } from '../upstream/etherscan';
+import { getMainnetBestBlock, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
+
+/** How far (in blocks, about a minute) the explorer may trail the best block RPC providers served. */
+const EXPLORER_MAX_LAG_BLOCKS = 5;
+
+/** The current mainnet reading every consumer (REST, dashboard, snapshot job, MCP) uses. */
+export interface CurrentGasReading {
+  low: number;
+  average: number;
+  high: number;
+  baseFee: number;
+  blockNumber: number;
+  /** Provider label, `etherscan`, or `stale:<label>` for a last good reading. */
+  source: string;
+  /** ISO-8601 time the reading was taken upstream. */
+  updatedAt: string;
+}
+
+export const CURRENT_GAS_CACHE_KEY = 'current-gas';
+export const CURRENT_GAS_TTL_MS = 30_000;
+/** The shared last-good key; every instance reads and writes it. */
+export const CURRENT_GAS_LAST_GOOD_KEY = 'current-gas:mainnet';
+/** A last good reading older than this is not served (SPEC.md decision 7). */
+export const MAX_STALE_MS = 5 * 60_000;
+/** What a 503 tells clients to wait: about one refresh cadence. */
+export const RETRY_AFTER_SECONDS = 30;
+export const STALE_PREFIX = 'stale:';
+
+type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'cache' | 'lastGood'>;
+
+/**
+ * Returns the current mainnet tiers, at most one upstream read per 30 s per process however many
+ * callers ask (coalescing cache). Throws a 503 HttpProblem when no upstream answers and no reading of
+ * the last 5 minutes exists.
+ */
+export async function getCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
+  const reading = await deps.cache.get(CURRENT_GAS_CACHE_KEY, CURRENT_GAS_TTL_MS, () => readCurrentGas(deps));
+  // A cached stale reading must not outlive the 5-minute promise while it sits in the cache.
+  if (reading.source.startsWith(STALE_PREFIX) && deps.now() - Date.parse(reading.updatedAt) > MAX_STALE_MS) {
+    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    return deps.cache.get(CURRENT_GAS_CACHE_KEY, CURRENT_GAS_TTL_MS, () => readCurrentGas(deps));
+  }
+  return reading;
+}
+
+/**
+ * Reads the tiers without the cache: RPC providers (hedged failover), then Etherscan, then the last
+ * good reading if at most 5 minutes old. A live reading is stored as the new last good one.
+ */
+export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
+  const live = await readLive(deps);
+  if (live) {
+    await deps.lastGood.set(CURRENT_GAS_LAST_GOOD_KEY, live, Date.parse(live.updatedAt)).catch(() => {
+      deps.log.warn('last good store unavailable', { key: CURRENT_GAS_LAST_GOOD_KEY, op: 'set' });
+    });
+    return live;
+  }
+  const stored = await deps.lastGood.get<CurrentGasReading>(CURRENT_GAS_LAST_GOOD_KEY).catch(() => {
+    deps.log.warn('last good store unavailable', { key: CURRENT_GAS_LAST_GOOD_KEY, op: 'get' });
+    return null;
+  });
+  if (stored && deps.now() - stored.storedAt <= MAX_STALE_MS) {
+    deps.log.warn('serving last good mainnet gas', { ageMs: deps.now() - stored.storedAt });
+    return { ...stored.value, source: `${STALE_PREFIX}${stored.value.source.replace(STALE_PREFIX, '')}` };
+  }
+  throw new HttpProblem(
+    503,
+    'Gas data unavailable',
+    'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
+    { retryAfterSeconds: RETRY_AFTER_SECONDS },
+  );
+}
+
+/** The first live reading: RPC providers, else the explorer; null when both fail. */
+async function readLive(deps: GasDeps): Promise<CurrentGasReading | null> {
+  try {
+    const { blockTimestamp: _, ...rpc } = await readMainnetGasFromRpc(deps);
+    return { ...rpc, updatedAt: new Date(deps.now()).toISOString() };
+  } catch (error) {
+    deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
+  }
+  try {
+    const best = getMainnetBestBlock(deps);
+    const minBlock = best === undefined ? undefined : best - EXPLORER_MAX_LAG_BLOCKS;
+    const explorer = await readEtherscanGas(deps, minBlock === undefined ? {} : { minBlock });
+    return { ...explorer, updatedAt: new Date(deps.now()).toISOString() };
+  } catch (error) {
+    deps.log.warn('etherscan backstop failed', { error: safeMessage(error) });
+    return null;
+  }
+}
+
+/** Our own error messages name labels and kinds only; anything else is reduced to its type. */
+function safeMessage(error: unknown): string {
+  if (error instanceof Error && (error.name === 'RpcPoolError' || error.name === 'EtherscanError'))
+    return error.message;
+  return error instanceof Error ? error.name : 'unknown error';
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import type { AppDeps } from '../deps';
+import { assertSaneTiers, roundSignificant } from '../oracle/sanity';
+
+/** The `source` label of a reading served by the explorer backstop. */
+export const ETHERSCAN_SOURCE = 'etherscan';
+
+/** Tiers read from the Etherscan v2 gas oracle, mapped per SPEC.md decision 4. */
+export interface EtherscanGasReading {
+  low: number;
+  average: number;
+  high: number;
+  baseFee: number;
+  blockNumber: number;
+  source: typeof ETHERSCAN_SOURCE;
+}
+
+/** Why the explorer could not serve; carries no URL, key or upstream message. */
+export class EtherscanError extends Error {
+  override name = 'EtherscanError';
+  constructor(readonly kind: 'timeout' | 'network' | 'http' | 'malformed' | 'refused' | 'absurd' | 'stale') {
+    super(`etherscan ${kind}`);
+  }
+}
+
+const decimal = z
+  .string()
+  .regex(/^\s*\d+(\.\d+)?\s*$/)
+  .transform(Number);
+
+const GasOracleSchema = z.object({
+  status: z.literal('1'),
+  result: z.object({
+    LastBlock: z.string().regex(/^\d+$/).transform(Number),
+    SafeGasPrice: decimal,
+    ProposeGasPrice: decimal,
+    FastGasPrice: decimal,
+    suggestBaseFee: decimal,
+  }),
+});
+
+/**
+ * Reads the Etherscan v2 gas oracle for mainnet (`chainid=1`, key optional): SafeGasPrice -> low,
+ * ProposeGasPrice -> average, FastGasPrice -> high, suggestBaseFee -> baseFee, LastBlock ->
+ * blockNumber. The answer must have status "1", numeric fields, ordered positive tiers below the
+ * sanity ceiling and (when `minBlock` is given) a LastBlock not behind it, else an EtherscanError is
+ * thrown. The key is only ever in the request URL.
+ */
+export async function readEtherscanGas(
+  deps: Pick<AppDeps, 'config' | 'fetch'>,
+  options: { timeoutMs?: number; minBlock?: number } = {},
+): Promise<EtherscanGasReading> {
+  const timeoutMs = options.timeoutMs ?? deps.config.upstreamTimeoutMs;
+  const url = new URL(deps.config.etherscan.url);
+  url.searchParams.set('chainid', '1');
+  url.searchParams.set('module', 'gastracker');
+  url.searchParams.set('action', 'gasoracle');
+  if (deps.config.etherscan.apiKey) url.searchParams.set('apikey', deps.config.etherscan.apiKey);
+  const body = await fetchJson(deps.fetch, url.toString(), timeoutMs);
+  const status = (body as { status?: unknown } | null)?.status;
+  if (status === '0') throw new EtherscanError('refused');
+  const parsed = GasOracleSchema.safeParse(body);
+  if (!parsed.success) throw new EtherscanError('malformed');
+  const r = parsed.data.result;
+  const reading = {
+    low: roundSignificant(r.SafeGasPrice),
+    average: roundSignificant(r.ProposeGasPrice),
+    high: roundSignificant(r.FastGasPrice),
+    baseFee: roundSignificant(r.suggestBaseFee),
+  };
+  try {
+    assertSaneTiers(reading);
+  } catch {
+    throw new EtherscanError('absurd');
+  }
+  if (!(r.LastBlock > 0)) throw new EtherscanError('absurd');
+  // Etherscan gives no timestamp; a LastBlock behind what RPC providers already served means a stale backend.
+  if (options.minBlock !== undefined && r.LastBlock < options.minBlock) throw new EtherscanError('stale');
+  return { ...reading, blockNumber: r.LastBlock, source: ETHERSCAN_SOURCE };
+}
+
+/** GETs JSON within `timeoutMs`; the timer also bounds a fetch that ignores its abort signal. */
+async function fetchJson(fetchFn: typeof fetch, url: string, timeoutMs: number): Promise<unknown> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new EtherscanError('timeout'));
+    }, timeoutMs);
+  });
+  const work = (async () => {
+    let res: Response;
+    try {
+      res = await fetchFn(url, { signal: controller.signal, headers: { accept: 'application/json' } });
+    } catch {
+      throw new EtherscanError(controller.signal.aborted ? 'timeout' : 'network');
+    }
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => {});
+      throw new EtherscanError('http');
+    }
+    try {
+      return JSON.parse(await res.text()) as unknown;
+    } catch {
+      throw new EtherscanError(controller.signal.aborted ? 'timeout' : 'malformed');
+    }
+  })();
+  work.catch(() => {});
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

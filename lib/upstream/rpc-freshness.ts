@@ -1,0 +1,56 @@
+import { RpcAttemptError } from './rpc-errors';
+import type { PoolHealth } from './rpc-health';
+
+/** The newest block an answer reflects. */
+export interface BlockStamp {
+  blockNumber: bigint;
+  /** Block timestamp in Unix seconds. */
+  timestamp: number;
+}
+
+/** Limits on how old an answer may be. */
+export interface FreshnessLimits {
+  /** Reject an answer whose newest block is older than this (ms). */
+  maxBlockAgeMs: number;
+  /** Reject an answer more than this many blocks behind the best block seen in the process. */
+  maxLagBlocks: number;
+}
+
+/** A remembered best block is forgotten after this long, so one bogus answer cannot poison the pool. */
+const BEST_BLOCK_MEMORY_MS = 10 * 60_000;
+/** Clocks drift; a block stamped further in the future than this is a broken answer. */
+const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+
+/**
+ * Throws an RpcAttemptError (`stale`, `lag` or `absurd`) unless the block an answer reflects is recent
+ * and not behind what other providers already served. A provider stuck on an old head would otherwise
+ * serve yesterday's fees with full confidence.
+ */
+export function assertFresh(
+  stamp: BlockStamp,
+  health: PoolHealth,
+  limits: FreshnessLimits,
+  now: number,
+): void {
+  const blockMs = stamp.timestamp * 1000;
+  if (!Number.isFinite(blockMs) || blockMs > now + MAX_FUTURE_SKEW_MS) {
+    throw new RpcAttemptError('absurd', 'block timestamp in the future');
+  }
+  if (now - blockMs > limits.maxBlockAgeMs) throw new RpcAttemptError('stale', 'newest block too old');
+  const best = health.bestBlock;
+  if (
+    best &&
+    now - best.seenAt <= BEST_BLOCK_MEMORY_MS &&
+    best.number - stamp.blockNumber > limits.maxLagBlocks
+  ) {
+    throw new RpcAttemptError('lag', 'behind the best block seen');
+  }
+}
+
+/** Remembers the block of an accepted answer as the best seen when it is newer (or the old one expired). */
+export function recordBestBlock(stamp: BlockStamp, health: PoolHealth, now: number): void {
+  const best = health.bestBlock;
+  if (!best || stamp.blockNumber >= best.number || now - best.seenAt > BEST_BLOCK_MEMORY_MS) {
+    health.bestBlock = { number: stamp.blockNumber, seenAt: now };
+  }
+}

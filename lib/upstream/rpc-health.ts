@@ -1,0 +1,80 @@
+import type { RpcFailureKind } from './rpc-errors';
+
+/** Consecutive failures after which a provider is put in cooldown. */
+export const FAILURES_BEFORE_COOLDOWN = 2;
+/** First cooldown; each further failure doubles it up to MAX_COOLDOWN_MS. */
+export const BASE_COOLDOWN_MS = 10_000;
+export const MAX_COOLDOWN_MS = 5 * 60_000;
+
+/** What the process remembers about one provider. */
+export interface ProviderHealth {
+  consecutiveFailures: number;
+  /** Epoch ms until which the provider is skipped; 0 when healthy. */
+  cooldownUntil: number;
+  /** The provider answered `eth_chainId` with the expected chain; checked once per process. */
+  chainVerified: boolean;
+  lastFailure?: RpcFailureKind;
+}
+
+/** Per-process health of every provider of one pool, and the best block any of them served. */
+export interface PoolHealth {
+  providers: Map<string, ProviderHealth>;
+  bestBlock: { number: bigint; seenAt: number } | null;
+}
+
+/** Creates empty pool health; stored once per process through `getState`. */
+export function createPoolHealth(): PoolHealth {
+  return { providers: new Map(), bestBlock: null };
+}
+
+/** Returns the health record of a provider (keyed by its URL, which never leaves the process). */
+export function getProviderHealth(pool: PoolHealth, key: string): ProviderHealth {
+  let health = pool.providers.get(key);
+  if (!health) {
+    health = { consecutiveFailures: 0, cooldownUntil: 0, chainVerified: false };
+    pool.providers.set(key, health);
+  }
+  return health;
+}
+
+/** Marks a provider healthy again after a valid answer. */
+export function recordSuccess(health: ProviderHealth): void {
+  health.consecutiveFailures = 0;
+  health.cooldownUntil = 0;
+  health.lastFailure = undefined;
+}
+
+/**
+ * Counts a failure; from the FAILURES_BEFORE_COOLDOWN-th in a row the provider cools down for an
+ * exponentially growing time, so a dead provider costs nothing while live ones serve. A wrong chain
+ * is a configuration fault, not a blip: it cools down for the maximum at once.
+ */
+export function recordFailure(health: ProviderHealth, kind: RpcFailureKind, now: number): void {
+  health.consecutiveFailures += 1;
+  health.lastFailure = kind;
+  if (kind === 'wrong-chain') {
+    health.chainVerified = false;
+    health.cooldownUntil = now + MAX_COOLDOWN_MS;
+    return;
+  }
+  const excess = health.consecutiveFailures - FAILURES_BEFORE_COOLDOWN;
+  if (excess >= 0) health.cooldownUntil = now + Math.min(MAX_COOLDOWN_MS, BASE_COOLDOWN_MS * 2 ** excess);
+}
+
+/**
+ * Orders providers for one request: those not cooling down, in configured priority order. When all
+ * are cooling down, the one whose cooldown ends first is still probed, so a recovered pool is noticed
+ * and a request never gives up without asking anyone.
+ */
+export function orderCandidates<P extends { key: string }>(
+  pool: PoolHealth,
+  providers: readonly P[],
+  now: number,
+): P[] {
+  const ready = providers.filter((p) => getProviderHealth(pool, p.key).cooldownUntil <= now);
+  if (ready.length > 0 || providers.length === 0) return ready;
+  const soonest = [...providers].sort(
+    (a, b) => getProviderHealth(pool, a.key).cooldownUntil - getProviderHealth(pool, b.key).cooldownUntil,
+  )[0];
+  return soonest ? [soonest] : [];
+}

@@ -1,0 +1,208 @@
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { type AppDeps, getState } from '../deps';
+import { labelProviders } from './provider-label';
+import { classifyRpcError, RpcAttemptError, type RpcFailure, RpcPoolError } from './rpc-errors';
+import { assertFresh, type BlockStamp, type FreshnessLimits, recordBestBlock } from './rpc-freshness';
+import {
+  createPoolHealth,
+  getProviderHealth,
+  orderCandidates,
+  recordFailure,
+  recordSuccess,
+} from './rpc-health';
+
+/**
+ * How long the first provider has before the next one is asked as well. Healthy public providers
+ * answer `eth_feeHistory` in 50-250 ms; 350 ms leaves room for their slow tail while keeping a hung
+ * provider from costing more than about a third of a second.
+ */
+export const DEFAULT_HEDGE_DELAY_MS = 350;
+
+/** One configured provider. `url` stays inside the process; only `label` is ever shown. */
+export interface RpcProvider {
+  key: string;
+  url: string;
+  label: string;
+}
+
+export interface RpcPoolOptions extends Partial<FreshnessLimits> {
+  /** Names the pool in logs and keys its per-process health (e.g. `mainnet`, `arbitrum`). */
+  name: string;
+  /** The chain id every provider must report. */
+  chainId: number;
+  /** Provider URLs in priority order. */
+  urls: readonly string[];
+  /** Budget of one attempt (one provider), in ms. */
+  timeoutMs: number;
+  hedgeDelayMs?: number;
+  /** Budget of the whole request across providers; default timeoutMs + hedgeDelayMs. */
+  deadlineMs?: number;
+}
+
+/** A validated answer and the label of the provider that gave it. */
+export interface RpcAnswer<T> {
+  value: T;
+  provider: string;
+}
+
+export interface RpcRequestOptions<T> {
+  /** The block the answer reflects, checked against the freshness limits; omit for chain-state-free calls. */
+  stampOf?: (value: T) => BlockStamp;
+}
+
+export interface RpcPool {
+  readonly providers: readonly RpcProvider[];
+  /**
+   * Runs `call` against the providers with hedged failover and returns the first answer that passes
+   * the chain-id check, `call`'s own validation (throw to reject) and the freshness limits. Throws an
+   * RpcPoolError listing each provider's failure kind when none does within the deadline.
+   */
+  request<T>(
+    call: (client: PublicClient, provider: RpcProvider) => Promise<T>,
+    options?: RpcRequestOptions<T>,
+  ): Promise<RpcAnswer<T>>;
+}
+
+type PoolDeps = Pick<AppDeps, 'fetch' | 'now' | 'log' | 'state'>;
+
+/**
+ * Creates a pool over a chain's providers for one request or cron run (clients are not shared across
+ * requests); provider health, chain-id checks and the best block seen live in `deps.state` and so
+ * persist for the process.
+ */
+export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool {
+  const labels = labelProviders(options.urls);
+  const providers = options.urls.map((url, i) => ({ key: url, url, label: labels[i] ?? `rpc#${i + 1}` }));
+  const hedgeDelayMs = options.hedgeDelayMs ?? DEFAULT_HEDGE_DELAY_MS;
+  const deadlineMs = options.deadlineMs ?? options.timeoutMs + hedgeDelayMs;
+  const limits: FreshnessLimits = {
+    maxBlockAgeMs: options.maxBlockAgeMs ?? 60_000,
+    maxLagBlocks: options.maxLagBlocks ?? 3,
+  };
+  const health = getState(deps, getPoolStateKey(options.name, options.chainId), createPoolHealth);
+
+  async function attempt<T>(
+    provider: RpcProvider,
+    signal: AbortSignal,
+    timeoutMs: number,
+    call: (client: PublicClient, provider: RpcProvider) => Promise<T>,
+    stampOf: ((value: T) => BlockStamp) | undefined,
+  ): Promise<T> {
+    const client = createPublicClient({
+      transport: http(provider.url, {
+        timeout: timeoutMs,
+        retryCount: 0,
+        fetchFn: (input, init) =>
+          deps.fetch(input, {
+            ...init,
+            signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+          }),
+      }),
+    });
+    const providerHealth = getProviderHealth(health, provider.key);
+    // The chain-id check runs beside the call, and the first failure of either ends the attempt.
+    const [chainId, value] = await Promise.all([
+      providerHealth.chainVerified ? undefined : client.getChainId(),
+      call(client, provider),
+    ]);
+    if (chainId !== undefined) {
+      if (chainId !== options.chainId) throw new RpcAttemptError('wrong-chain', 'unexpected chain id');
+      providerHealth.chainVerified = true;
+    }
+    if (stampOf) assertFresh(stampOf(value), health, limits, deps.now());
+    return value;
+  }
+
+  function request<T>(
+    call: (client: PublicClient, provider: RpcProvider) => Promise<T>,
+    requestOptions: RpcRequestOptions<T> = {},
+  ): Promise<RpcAnswer<T>> {
+    const startedAt = deps.now();
+    const candidates = orderCandidates(health, providers, startedAt);
+    const failures: RpcFailure[] = [];
+    const running = new Map<RpcProvider, AbortController>();
+    let next = 0;
+    let settled = false;
+    let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
+    let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+
+    return new Promise<RpcAnswer<T>>((resolve, reject) => {
+      const fail = (provider: RpcProvider, error: unknown) => {
+        const { kind, code } = classifyRpcError(error);
+        recordFailure(getProviderHealth(health, provider.key), kind, deps.now());
+        failures.push(
+          code === undefined ? { provider: provider.label, kind } : { provider: provider.label, kind, code },
+        );
+        deps.log.warn('rpc attempt failed', { pool: options.name, provider: provider.label, kind, code });
+      };
+      const finish = () => {
+        settled = true;
+        clearTimeout(hedgeTimer);
+        clearTimeout(deadlineTimer);
+      };
+      const giveUp = () => {
+        if (settled) return;
+        finish();
+        for (const [provider, controller] of running) {
+          controller.abort();
+          fail(provider, new RpcAttemptError('timeout', 'request deadline reached'));
+        }
+        running.clear();
+        reject(new RpcPoolError(options.name, failures));
+      };
+      const launch = (): boolean => {
+        const provider = candidates[next];
+        if (settled || !provider) return false;
+        next += 1;
+        const controller = new AbortController();
+        running.set(provider, controller);
+        const remaining = Math.max(1, deadlineMs - (deps.now() - startedAt));
+        attempt(
+          provider,
+          controller.signal,
+          Math.min(options.timeoutMs, remaining),
+          call,
+          requestOptions.stampOf,
+        ).then(
+          (value) => {
+            if (settled) return;
+            running.delete(provider);
+            finish();
+            recordSuccess(getProviderHealth(health, provider.key));
+            if (requestOptions.stampOf) recordBestBlock(requestOptions.stampOf(value), health, deps.now());
+            // Providers asked earlier that still have not answered were outrun: a strike towards cooldown.
+            for (const [other, otherController] of running) {
+              otherController.abort();
+              if (candidates.indexOf(other) < candidates.indexOf(provider))
+                fail(other, new RpcAttemptError('outrun', 'slower than a later provider'));
+            }
+            running.clear();
+            resolve({ value, provider: provider.label });
+          },
+          (error: unknown) => {
+            if (settled) return;
+            running.delete(provider);
+            fail(provider, error);
+            // An error moves on at once instead of waiting for the hedge delay.
+            if (!launch() && running.size === 0) giveUp();
+          },
+        );
+        clearTimeout(hedgeTimer);
+        hedgeTimer = setTimeout(onHedge, hedgeDelayMs);
+        return true;
+      };
+      const onHedge = () => {
+        if (!settled) launch();
+      };
+      deadlineTimer = setTimeout(giveUp, deadlineMs);
+      if (!launch()) giveUp();
+    });
+  }
+
+  return { providers, request };
+}
+
+/** The `deps.state` key of a pool's per-process health. */
+export function getPoolStateKey(name: string, chainId: number): string {
+  return `rpc-pool:${name}:${chainId}`;
+}

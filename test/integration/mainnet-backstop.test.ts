@@ -1,0 +1,153 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { createMemoryLastGoodStore } from '../../lib/store/last-good';
+import { createTestDeps, type TestDeps } from '../helpers/deps';
+import { type FaultMode, startUpstreams, type Upstreams } from '../upstreams';
+
+let upstreams: Upstreams;
+
+/** GETs /api/gas and checks that neither the body nor any log line carries a configured URL or key. */
+async function getGas(deps: TestDeps) {
+  const res = await createApp(deps).request('/api/gas');
+  const text = await res.text();
+  const forbidden = [
+    ...upstreams.secrets,
+    ...upstreams.all.map((sim) => sim.url),
+    '/v3/',
+    '/v2/api',
+    'apikey',
+  ];
+  for (const secret of forbidden) {
+    expect(text).not.toContain(secret);
+    for (const line of deps.logs) expect(line).not.toContain(secret);
+  }
+  return { res, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+async function failEveryRpc(mode: FaultMode = 'refuse') {
+  await Promise.all(upstreams.mainnet.map((sim) => sim.fault(mode)));
+}
+
+beforeAll(async () => {
+  upstreams = await startUpstreams();
+});
+
+afterEach(async () => {
+  await upstreams.reset();
+});
+
+afterAll(async () => {
+  await upstreams?.close();
+});
+
+describe('GET /api/gas when every RPC provider fails', () => {
+  it('serves the Etherscan gas oracle, mapped Safe/Propose/Fast -> low/average/high', async () => {
+    await failEveryRpc();
+    upstreams.etherscan.setOracle({
+      SafeGasPrice: '0.523456',
+      ProposeGasPrice: '0.61',
+      FastGasPrice: '1.2',
+      suggestBaseFee: '0.498123',
+      LastBlock: '23850000',
+    });
+    const { res, body } = await getGas(createTestDeps(upstreams.env));
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({
+      low: 0.5235,
+      average: 0.61,
+      high: 1.2,
+      baseFee: 0.4981,
+      blockNumber: 23_850_000,
+      source: 'etherscan',
+    });
+    const sent = new URL(upstreams.etherscan.requests.log.at(-1)?.url ?? '', 'http://sim');
+    expect(sent.searchParams.get('apikey')).toBe(upstreams.env.ETHERSCAN_API_KEY);
+    expect(sent.searchParams.get('chainid')).toBe('1');
+  });
+
+  it('serves Etherscan when every provider hangs, after the pool deadline', async () => {
+    await failEveryRpc('hang');
+    const deps = createTestDeps({ ...upstreams.env, UPSTREAM_TIMEOUT_MS: '400' });
+    const { body } = await getGas(deps);
+    expect(body.source).toBe('etherscan');
+    expect(deps.logs.filter((line) => line.includes('"kind":"timeout"'))).toHaveLength(3);
+  });
+
+  it.each([
+    ['refuses connections', async () => upstreams.etherscan.fault('refuse')],
+    ['answers HTTP 500', async () => upstreams.etherscan.fault('http-500')],
+    ['answers NOTOK (rate limit)', async () => upstreams.etherscan.fault('rpc-error')],
+    ['answers malformed JSON', async () => upstreams.etherscan.fault('malformed')],
+    ['serves absurd values', async () => upstreams.etherscan.fault('absurd')],
+    [
+      'serves unordered tiers',
+      async () => upstreams.etherscan.setOracle({ SafeGasPrice: '3', FastGasPrice: '1' }),
+    ],
+    ['serves a non-numeric tier', async () => upstreams.etherscan.setOracle({ ProposeGasPrice: 'n/a' })],
+  ])(
+    'answers 503 problem+json with Retry-After when Etherscan also %s and nothing was read before',
+    async (_, breakIt) => {
+      await failEveryRpc();
+      await breakIt();
+      const deps = createTestDeps(upstreams.env);
+      const { res, body } = await getGas(deps);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(body).toMatchObject({ status: 503, title: 'Gas data unavailable' });
+    },
+  );
+
+  it('rejects an Etherscan answer behind the blocks RPC providers already served', async () => {
+    const deps = createTestDeps(upstreams.env);
+    expect((await getGas(deps)).res.status).toBe(200);
+    deps.cache.delete('current-gas');
+    await failEveryRpc();
+    await upstreams.etherscan.fault('stale');
+    const { body } = await getGas(deps);
+    expect(body.source).toBe(`stale:127.0.0.1:${upstreams.mainnet[0]?.port}`);
+    expect(deps.logs.some((line) => line.includes('etherscan stale'))).toBe(true);
+  });
+});
+
+describe('GET /api/gas when everything fails', () => {
+  /** Two app instances sharing one last-good store, the second with its clock `offsetMs` ahead. */
+  async function readThenFail(offsetMs: number) {
+    const lastGood = createMemoryLastGoodStore();
+    const first = createTestDeps(upstreams.env, { lastGood });
+    const live = await getGas(first);
+    expect(live.res.status).toBe(200);
+    await failEveryRpc();
+    await upstreams.etherscan.fault('refuse');
+    const later = createTestDeps(upstreams.env, { lastGood, now: () => Date.now() + offsetMs });
+    return { live: live.body, ...(await getGas(later)) };
+  }
+
+  it('serves the last good reading (under 5 minutes old) from another instance, marked stale', async () => {
+    const { live, res, body } = await readThenFail(4 * 60_000);
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({
+      low: live.low,
+      average: live.average,
+      high: live.high,
+      blockNumber: live.blockNumber,
+      updatedAt: live.updatedAt,
+      source: `stale:${live.source}`,
+    });
+    expect(body.citation).toContain(`updated ${live.updatedAt}`);
+  });
+
+  it('answers 503 with Retry-After once the last good reading is over 5 minutes old', async () => {
+    const { res, body } = await readThenFail(5 * 60_000 + 5_000);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('30');
+    expect(body.detail).not.toMatch(/127\.0\.0\.1|http/);
+  });
+
+  it('answers 503 on a cold start', async () => {
+    await failEveryRpc();
+    await upstreams.etherscan.fault('http-500');
+    const { res } = await getGas(createTestDeps(upstreams.env));
+    expect(res.status).toBe(503);
+  });
+});

@@ -1,0 +1,132 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { computeNextBaseFee } from '../../lib/oracle/fee-history';
+import { createTestDeps } from '../helpers/deps';
+import { type EdrRpcServer, startEdrRpcServer } from './helpers/edr-rpc-server';
+
+const GWEI = 1_000_000_000n;
+const toHex = (value: bigint) => `0x${value.toString(16)}`;
+
+/**
+ * Priority fees (in tenths of a gwei) of the ten plain transfers (21,000 gas each) in each mined block.
+ * With equal gas, the 70th / 90th / 99th percentile rewards are the 7th / 9th / 10th smallest tips.
+ */
+const BLOCK_TIPS_DECIGWEI: number[][] = [
+  [10, 20, 30, 40, 50, 60, 70, 80, 90, 100], // p70 7, p90 9, p99 10 gwei
+  [20, 40, 60, 80, 100, 120, 140, 160, 180, 200], // 14, 18, 20
+  [5, 10, 15, 20, 25, 30, 35, 40, 45, 50], // 3.5, 4.5, 5
+  [], // an empty block: its zero rewards must not count
+  [100, 10, 90, 20, 80, 30, 70, 40, 60, 50], // 7, 9, 10 (sent out of order)
+  [30, 40, 50, 60, 70, 80, 90, 100, 110, 120], // 9, 11, 12
+];
+// Medians over the five non-empty blocks: p70 of [7, 14, 3.5, 7, 9] = 7; p90 of [9, 18, 4.5, 9, 11] = 9;
+// p99 of [10, 20, 5, 10, 12] = 10 gwei.
+const EXPECTED_TIPS = { low: 7n * GWEI, average: 9n * GWEI, high: 10n * GWEI };
+
+/** Wei to gwei at 4 significant digits, computed independently of the oracle's helper. */
+const gwei4 = (wei: bigint) => Number((Number(wei) / 1e9).toPrecision(4));
+
+/** A local port with nothing listening: a provider that refuses connections. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/rpc`;
+}
+
+describe('GET /api/gas against a real EVM node (EDR)', () => {
+  let edr: EdrRpcServer;
+  let nextBaseFee: bigint;
+
+  beforeAll(async () => {
+    // EDR 0.22 measures reward percentiles against the block gas *limit* where geth uses gas used; with
+    // blocks exactly filled by the ten transfers both agree, so the expected values are geth's.
+    edr = await startEdrRpcServer({ chainId: 1, blockGasLimit: 210_000n });
+    const { provider } = edr;
+    const accounts = (await provider.request({ method: 'eth_accounts' })) as string[];
+    await provider.request({ method: 'evm_setAutomine', params: [false] });
+    for (const tips of BLOCK_TIPS_DECIGWEI) {
+      for (const [i, tip] of tips.entries()) {
+        await provider.request({
+          method: 'eth_sendTransaction',
+          params: [
+            {
+              from: accounts[i],
+              to: accounts[19],
+              value: '0x1',
+              gas: toHex(21_000n),
+              maxPriorityFeePerGas: toHex((BigInt(tip) * GWEI) / 10n),
+              maxFeePerGas: toHex(1_000n * GWEI),
+            },
+          ],
+        });
+      }
+      await provider.request({ method: 'evm_mine', params: [] });
+    }
+    const latest = (await provider.request({
+      method: 'eth_getBlockByNumber',
+      params: ['latest', false],
+    })) as {
+      baseFeePerGas: string;
+      gasUsed: string;
+      gasLimit: string;
+      transactions: string[];
+    };
+    expect(latest.transactions).toHaveLength(10);
+    nextBaseFee = computeNextBaseFee(
+      BigInt(latest.baseFeePerGas),
+      BigInt(latest.gasUsed),
+      BigInt(latest.gasLimit),
+    );
+  });
+
+  afterAll(async () => {
+    await edr?.close();
+  });
+
+  it('serves next base fee + the median of the 70/90/99th percentile tips the transactions paid', async () => {
+    const deps = createTestDeps({ MAINNET_RPC_URLS: edr.url, ETHERSCAN_API_URL: await closedPortUrl() });
+    const res = await createApp(deps).request('/api/gas');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    const port = new URL(edr.url).port;
+    expect(body).toMatchObject({
+      low: gwei4(nextBaseFee + EXPECTED_TIPS.low),
+      average: gwei4(nextBaseFee + EXPECTED_TIPS.average),
+      high: gwei4(nextBaseFee + EXPECTED_TIPS.high),
+      baseFee: gwei4(nextBaseFee),
+      blockNumber: BLOCK_TIPS_DECIGWEI.length,
+      source: `127.0.0.1:${port}`,
+      tier: 'free',
+    });
+  });
+
+  it('fails over from a refusing primary to the node at once, naming the node as source', async () => {
+    const dead = await closedPortUrl();
+    const deps = createTestDeps({
+      MAINNET_RPC_URLS: `${dead},${edr.url}`,
+      ETHERSCAN_API_URL: await closedPortUrl(),
+    });
+    const res = await createApp(deps).request('/api/gas');
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.source).toBe(`127.0.0.1:${new URL(edr.url).port}`);
+    expect(body.high).toBe(gwei4(nextBaseFee + EXPECTED_TIPS.high));
+    expect(
+      deps.logs.some((line) => line.includes('rpc attempt failed') && line.includes('"kind":"network"')),
+    ).toBe(true);
+  });
+
+  it('rejects the node when the pool expects another chain id', async () => {
+    const other = await startEdrRpcServer({ chainId: 31_337 });
+    try {
+      const deps = createTestDeps({ MAINNET_RPC_URLS: other.url, ETHERSCAN_API_URL: await closedPortUrl() });
+      const res = await createApp(deps).request('/api/gas');
+      expect(res.status).toBe(503);
+      expect(deps.logs.some((line) => line.includes('"kind":"wrong-chain"'))).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+});

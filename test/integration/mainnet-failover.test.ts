@@ -1,0 +1,163 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { CURRENT_GAS_CACHE_KEY } from '../../lib/services/current-gas';
+import { createTestDeps, type TestDeps } from '../helpers/deps';
+import { type FaultMode, type FaultOptions, startUpstreams, type Upstreams } from '../upstreams';
+
+let upstreams: Upstreams;
+
+// Real blocks 17173049-17173050 (../shared/data, ethereum-etl, MIT): their 70/90/99th percentile tips
+// and the next base fee; the tiers they imply are hand-checked in test/unit/oracle-tiers.test.ts.
+const REAL_HISTORY = {
+  baseFeePerGas: [80_869_370_967n, 77_334_732_501n, 77_651_468_498n],
+  gasUsedRatio: [9_755_040 / 30_000_000, 15_491_478 / 30_000_000],
+  reward: [
+    [2_790_000_000n, 14_656_609_773n, 50_000_000_000n],
+    [3_000_000_000n, 19_828_512_659n, 50_000_000_000n],
+  ],
+};
+
+const labelOf = (index: number) => `127.0.0.1:${upstreams.mainnet[index]?.port}`;
+
+/** GETs /api/gas and checks that neither the body nor any log line carries a configured URL or key. */
+async function getGas(deps: TestDeps) {
+  const res = await createApp(deps).request('/api/gas');
+  const text = await res.text();
+  const forbidden = [...upstreams.secrets, ...upstreams.all.map((sim) => sim.url), '/v3/', 'apikey'];
+  for (const secret of forbidden) {
+    expect(text).not.toContain(secret);
+    for (const line of deps.logs) expect(line).not.toContain(secret);
+  }
+  return { res, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  upstreams = await startUpstreams();
+});
+
+afterEach(async () => {
+  await upstreams.reset();
+});
+
+afterAll(async () => {
+  await upstreams?.close();
+});
+
+describe('GET /api/gas with healthy providers', () => {
+  it('serves the primary provider, labelled by host and port, with the tiers its fee history implies', async () => {
+    for (const sim of upstreams.mainnet) sim.setFeeHistory(REAL_HISTORY);
+    const { res, body } = await getGas(createTestDeps(upstreams.env));
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({
+      low: 80.55,
+      average: 94.89,
+      high: 127.7,
+      baseFee: 77.65,
+      source: labelOf(0),
+    });
+    expect(body.citation).toMatch(/updated \d{4}-\d\d-\d\dT/);
+    expect(upstreams.mainnet[1]?.requests.total).toBe(0);
+  });
+
+  it('reads upstream once for concurrent requests (coalescing cache)', async () => {
+    const deps = createTestDeps(upstreams.env);
+    const app = createApp(deps);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => app.request('/api/gas')));
+    expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(upstreams.mainnet[0]?.requests.byMethod.eth_feeHistory).toBe(1);
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('documents /api/gas with its 503 and the source label format', async () => {
+    const res = await createApp(createTestDeps(upstreams.env)).request('/openapi.json');
+    const doc = (await res.json()) as {
+      paths: Record<string, { get?: { responses: Record<string, unknown> } }>;
+      components: { schemas: Record<string, { properties?: Record<string, { description?: string }> }> };
+    };
+    expect(Object.keys(doc.paths['/api/gas']?.get?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '503']),
+    );
+    const source = doc.components.schemas.GasResponse?.properties?.source?.description ?? '';
+    expect(source).toContain('stale:<label>');
+    expect(source).toContain('etherscan');
+    expect(source).toContain('host:port');
+  });
+});
+
+describe('GET /api/gas when the primary provider fails', () => {
+  const cases: [string, FaultMode, FaultOptions, string][] = [
+    ['refuses connections', 'refuse', {}, 'network'],
+    ['hangs', 'hang', {}, 'outrun'],
+    ['answers HTTP 500', 'http-500', {}, 'http'],
+    ['answers HTTP 429', 'http-429', {}, 'rate-limited'],
+    ['answers a JSON-RPC error', 'rpc-error', {}, 'rpc-error'],
+    ['answers malformed JSON', 'malformed', {}, 'malformed'],
+    ['is on another chain', 'wrong-chain', {}, 'wrong-chain'],
+    ['serves a head block ten minutes old', 'stale', {}, 'stale'],
+    ['serves absurd fees', 'absurd', {}, 'absurd'],
+    [
+      'serves a fee history with a missing reward field',
+      'malformed',
+      { body: '{"jsonrpc":"2.0","id":0}' },
+      'malformed',
+    ],
+  ];
+
+  it.each(cases)('fails over to the next provider when the primary %s', async (_, mode, options, kind) => {
+    await upstreams.mainnet[0]?.fault(mode, options);
+    const deps = createTestDeps(upstreams.env);
+    const { res, body } = await getGas(deps);
+    expect(res.status).toBe(200);
+    expect(body.source).toBe(labelOf(1));
+    expect(body.low as number).toBeLessThanOrEqual(body.average as number);
+    expect(body.average as number).toBeLessThanOrEqual(body.high as number);
+    expect(
+      deps.logs.some(
+        (line) => line.includes(`"provider":"${labelOf(0)}"`) && line.includes(`"kind":"${kind}"`),
+      ),
+    ).toBe(true);
+  });
+
+  it('rejects a provider lagging the best block seen by more than three blocks', async () => {
+    const deps = createTestDeps(upstreams.env);
+    expect((await getGas(deps)).body.source).toBe(labelOf(0));
+    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    await upstreams.mainnet[0]?.fault('lag', { blocks: 4 });
+    const { body } = await getGas(deps);
+    expect(body.source).toBe(labelOf(1));
+    expect(deps.logs.some((line) => line.includes('"kind":"lag"'))).toBe(true);
+  });
+
+  it('moves past two failing providers to the third', async () => {
+    await upstreams.mainnet[0]?.fault('http-500');
+    await upstreams.mainnet[1]?.fault('rpc-error');
+    const { body } = await getGas(createTestDeps(upstreams.env));
+    expect(body.source).toBe(labelOf(2));
+  });
+
+  it('puts a provider that keeps failing in cooldown and stops asking it', async () => {
+    const primary = upstreams.mainnet[0];
+    await primary?.fault('http-500');
+    const deps = createTestDeps(upstreams.env);
+    for (let i = 0; i < 2; i++) {
+      deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+      expect((await getGas(deps)).body.source).toBe(labelOf(1));
+    }
+    const asked = primary?.requests.total;
+    expect(asked).toBeGreaterThan(0);
+    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    expect((await getGas(deps)).body.source).toBe(labelOf(1));
+    expect(primary?.requests.total).toBe(asked);
+  });
+
+  it('checks the chain id once per provider per process', async () => {
+    const deps = createTestDeps(upstreams.env);
+    for (let i = 0; i < 3; i++) {
+      deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+      await getGas(deps);
+    }
+    expect(upstreams.mainnet[0]?.requests.byMethod.eth_chainId).toBe(1);
+    expect(upstreams.mainnet[0]?.requests.byMethod.eth_feeHistory).toBe(3);
+  });
+});

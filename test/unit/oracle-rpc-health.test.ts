@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { RpcAttemptError } from '../../lib/upstream/rpc-errors';
+import { assertFresh, recordBestBlock } from '../../lib/upstream/rpc-freshness';
+import {
+  BASE_COOLDOWN_MS,
+  createPoolHealth,
+  getProviderHealth,
+  MAX_COOLDOWN_MS,
+  orderCandidates,
+  recordFailure,
+  recordSuccess,
+} from '../../lib/upstream/rpc-health';
+
+const providers = [{ key: 'a' }, { key: 'b' }, { key: 'c' }];
+
+describe('provider cooldown', () => {
+  it('cools a provider down from its second failure in a row, doubling each time', () => {
+    const pool = createPoolHealth();
+    const a = getProviderHealth(pool, 'a');
+    recordFailure(a, 'timeout', 1_000);
+    expect(a.cooldownUntil).toBe(0);
+    recordFailure(a, 'timeout', 1_000);
+    expect(a.cooldownUntil).toBe(1_000 + BASE_COOLDOWN_MS);
+    recordFailure(a, 'http', 2_000);
+    expect(a.cooldownUntil).toBe(2_000 + 2 * BASE_COOLDOWN_MS);
+    for (let i = 0; i < 20; i++) recordFailure(a, 'http', 3_000);
+    expect(a.cooldownUntil).toBe(3_000 + MAX_COOLDOWN_MS);
+    recordSuccess(a);
+    expect(a).toMatchObject({ consecutiveFailures: 0, cooldownUntil: 0 });
+  });
+
+  it('cools a wrong-chain provider down for the maximum at once', () => {
+    const pool = createPoolHealth();
+    const b = getProviderHealth(pool, 'b');
+    b.chainVerified = true;
+    recordFailure(b, 'wrong-chain', 50);
+    expect(b).toMatchObject({ cooldownUntil: 50 + MAX_COOLDOWN_MS, chainVerified: false });
+  });
+
+  it('skips cooling providers, keeping priority order', () => {
+    const pool = createPoolHealth();
+    getProviderHealth(pool, 'a').cooldownUntil = 10_000;
+    expect(orderCandidates(pool, providers, 5_000).map((p) => p.key)).toEqual(['b', 'c']);
+    expect(orderCandidates(pool, providers, 10_000).map((p) => p.key)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('still probes the provider that recovers first when all are cooling', () => {
+    const pool = createPoolHealth();
+    getProviderHealth(pool, 'a').cooldownUntil = 9_000;
+    getProviderHealth(pool, 'b').cooldownUntil = 7_000;
+    getProviderHealth(pool, 'c').cooldownUntil = 8_000;
+    expect(orderCandidates(pool, providers, 1_000).map((p) => p.key)).toEqual(['b']);
+  });
+});
+
+describe('answer freshness', () => {
+  const limits = { maxBlockAgeMs: 60_000, maxLagBlocks: 3 };
+  const now = 1_700_000_000_000;
+
+  const kindOf = (fn: () => void) => {
+    try {
+      fn();
+      return 'ok';
+    } catch (error) {
+      return error instanceof RpcAttemptError ? error.kind : 'other';
+    }
+  };
+
+  it('accepts a recent block and rejects one older than a minute', () => {
+    const pool = createPoolHealth();
+    expect(
+      kindOf(() => assertFresh({ blockNumber: 10n, timestamp: now / 1000 - 59 }, pool, limits, now)),
+    ).toBe('ok');
+    expect(
+      kindOf(() => assertFresh({ blockNumber: 10n, timestamp: now / 1000 - 61 }, pool, limits, now)),
+    ).toBe('stale');
+  });
+
+  it('rejects an answer lagging the best block seen by more than the limit', () => {
+    const pool = createPoolHealth();
+    recordBestBlock({ blockNumber: 100n, timestamp: now / 1000 }, pool, now);
+    expect(kindOf(() => assertFresh({ blockNumber: 97n, timestamp: now / 1000 }, pool, limits, now))).toBe(
+      'ok',
+    );
+    expect(kindOf(() => assertFresh({ blockNumber: 96n, timestamp: now / 1000 }, pool, limits, now))).toBe(
+      'lag',
+    );
+  });
+
+  it('forgets a best block after ten minutes, so one bogus answer cannot block the pool', () => {
+    const pool = createPoolHealth();
+    recordBestBlock({ blockNumber: 10_000n, timestamp: now / 1000 }, pool, now);
+    const later = now + 11 * 60_000;
+    expect(
+      kindOf(() => assertFresh({ blockNumber: 100n, timestamp: later / 1000 }, pool, limits, later)),
+    ).toBe('ok');
+    recordBestBlock({ blockNumber: 100n, timestamp: later / 1000 }, pool, later);
+    expect(pool.bestBlock?.number).toBe(100n);
+  });
+
+  it('rejects a block stamped far in the future', () => {
+    const pool = createPoolHealth();
+    expect(
+      kindOf(() => assertFresh({ blockNumber: 1n, timestamp: now / 1000 + 3600 }, pool, limits, now)),
+    ).toBe('absurd');
+  });
+});
