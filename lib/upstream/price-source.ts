@@ -1,0 +1,90 @@
+/** Tokens the price chain serves: ETH for the price endpoint, POL for Polygon's native token. */
+export type PriceToken = 'ETH' | 'POL';
+
+/** The three upstreams in fallback order (SPEC.md decision 4). */
+export const PRICE_SOURCES = ['aggregator', 'exchange_a', 'exchange_b'] as const;
+export type PriceSourceId = (typeof PRICE_SOURCES)[number];
+
+/** How an upstream attempt failed: it ran out of time, or it answered with something unusable. */
+export type PriceFailureKind = 'timeout' | 'error';
+
+/** One validated reading from one upstream. */
+export interface PriceReading {
+  usd: number;
+  /** 24-hour change in percent; null when the source does not give the data to compute it. */
+  change24h: number | null;
+  /** Hourly prices of the last 7 days, oldest first; only the aggregator gives them. */
+  sparkline7d: number[] | null;
+}
+
+/** The market names of a token on each upstream. */
+export interface TokenMarkets {
+  coingeckoId: string;
+  coinbasePair: string;
+  krakenPair: string;
+  /** Result keys Kraken may use for the pair: its legacy X/Z-prefixed name, then the plain one. */
+  krakenKeys: string[];
+  /** Prices outside this range are treated as a broken answer, not as a market move. */
+  saneUsd: { min: number; max: number };
+}
+
+export const TOKEN_MARKETS: Readonly<Record<PriceToken, TokenMarkets>> = {
+  ETH: {
+    coingeckoId: 'ethereum',
+    coinbasePair: 'ETH-USD',
+    krakenPair: 'ETHUSD',
+    krakenKeys: ['XETHZUSD', 'ETHUSD'],
+    saneUsd: { min: 1, max: 1_000_000 },
+  },
+  POL: {
+    coingeckoId: 'polygon-ecosystem-token',
+    coinbasePair: 'POL-USD',
+    krakenPair: 'POLUSD',
+    krakenKeys: ['POLUSD', 'POLZUSD'],
+    saneUsd: { min: 0.0001, max: 1_000 },
+  },
+};
+
+/** A failed upstream attempt, thrown by the source clients and caught by the chain. */
+export class PriceSourceError extends Error {
+  override name = 'PriceSourceError';
+  constructor(
+    readonly kind: PriceFailureKind,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** Reads a number that an upstream may send as a JSON number or as a decimal string. */
+export function toNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/** Returns the price if it is a finite, positive USD amount in the token's sane range, else throws. */
+export function checkUsd(value: unknown, token: PriceToken): number {
+  const usd = toNumber(value);
+  const { min, max } = TOKEN_MARKETS[token].saneUsd;
+  if (usd === undefined || !Number.isFinite(usd) || usd < min || usd > max) {
+    throw new PriceSourceError('error', `price out of range for ${token}`);
+  }
+  return usd;
+}
+
+/**
+ * Returns a 24-hour change if it is a finite percentage (a price cannot fall more than 100 %), else null:
+ * a missing or broken change does not make a validated price unusable.
+ */
+export function checkChange(value: unknown): number | null {
+  const pct = toNumber(value);
+  if (pct === undefined || !Number.isFinite(pct) || pct < -100 || pct > 100_000) return null;
+  return pct;
+}
+
+/** Computes the change in percent between a price 24 hours ago and now. */
+export function computeChange(then: number, now: number): number | null {
+  if (!(then > 0) || !Number.isFinite(then)) return null;
+  return checkChange(((now - then) / then) * 100);
+}

@@ -1,0 +1,191 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import type { AppDeps } from '../../lib/deps';
+import { EthPriceSchema } from '../../lib/schemas/eth-price';
+import { getTokenPrice, LAST_GOOD_MAX_AGE_MS, PRICE_FRESH_MS } from '../../lib/services/eth-price';
+import { BACKOFF_MAX_MS } from '../../lib/upstream/price-chain';
+import { createTestDeps } from '../helpers/deps';
+import { type CoinbaseSim, startCoinbaseSim } from '../upstreams/coinbase-sim';
+import { type CoinGeckoSim, startCoinGeckoSim } from '../upstreams/coingecko-sim';
+import type { FaultMode } from '../upstreams/faults';
+import { type KrakenSim, startKrakenSim } from '../upstreams/kraken-sim';
+
+// One clock for the app and the simulators, moved by the tests to step past the 30-second cache.
+let clock = Date.now();
+const now = () => clock;
+
+let coingecko: CoinGeckoSim;
+let coinbase: CoinbaseSim;
+let kraken: KrakenSim;
+
+beforeAll(async () => {
+  [coingecko, coinbase, kraken] = await Promise.all([
+    startCoinGeckoSim({ now }),
+    startCoinbaseSim({ now }),
+    startKrakenSim({ now }),
+  ]);
+});
+afterEach(async () => {
+  await Promise.all([coingecko.reset(), coinbase.reset(), kraken.reset()]);
+  clock = Date.now();
+});
+afterAll(async () => {
+  await Promise.all([coingecko?.close(), coinbase?.close(), kraken?.close()]);
+});
+
+/** A fresh app instance against the simulators; a short upstream budget keeps hang tests quick. */
+function instance(overrides: Partial<AppDeps> = {}) {
+  const deps = createTestDeps(
+    {
+      COINGECKO_API_URL: coingecko.url,
+      COINBASE_API_URL: coinbase.url,
+      KRAKEN_API_URL: kraken.url,
+      UPSTREAM_TIMEOUT_MS: '300',
+      PUBLIC_BASE_URL: 'https://gas.test',
+    },
+    { now, ...overrides },
+  );
+  const app = createApp(deps);
+  return {
+    deps,
+    async get() {
+      const res = await app.request('/api/eth-price');
+      const body = EthPriceSchema.parse(await res.json());
+      return { status: res.status, cacheControl: res.headers.get('Cache-Control'), body };
+    },
+  };
+}
+
+const faultAll = (mode: FaultMode) =>
+  Promise.all([coingecko, coinbase, kraken].map((sim) => sim.fault(mode)));
+
+describe('GET /api/eth-price against the upstream simulators', () => {
+  it('answers from CoinGecko with its 24 h change and 168-value sparkline', async () => {
+    const { status, body } = await instance().get();
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ usd: 3012.45, source: 'aggregator', priceSource: 'aggregator' });
+    expect(body.sparkline_7d).toHaveLength(168);
+    expect(body.sparkline_7d.at(-1)).toBe(3012.45);
+    expect(typeof body.change_24h).toBe('number');
+    expect(coingecko.requests.byMethod.markets).toBe(1);
+    expect(coinbase.requests.total + kraken.requests.total).toBe(0);
+  });
+
+  it.each<FaultMode>(['refuse', 'hang', 'http-500', 'http-429', 'malformed', 'rpc-error', 'stale', 'absurd'])(
+    'falls back to exchange_a when the aggregator fails (%s)',
+    async (mode) => {
+      await coingecko.fault(mode);
+      const { body } = await instance().get();
+      expect(body).toMatchObject({
+        usd: 3011.87,
+        source: 'exchange_a',
+        priceSource: 'exchange_a',
+        change_24h: null,
+      });
+      expect(body.sparkline_7d).toEqual([]);
+    },
+  );
+
+  it('falls back to exchange_b when the aggregator and exchange_a fail', async () => {
+    await coingecko.fault('http-500');
+    await coinbase.fault('hang');
+    const { body } = await instance().get();
+    expect(body).toMatchObject({ usd: 3012.1, source: 'exchange_b', priceSource: 'exchange_b' });
+    // The simulator has no OHLC route, so the change cannot be computed and is null rather than guessed.
+    expect(body.change_24h).toBeNull();
+  });
+
+  it('keeps the last CoinGecko sparkline when an exchange answers later', async () => {
+    const app = instance();
+    const first = await app.get();
+    await coingecko.fault('refuse');
+    clock += PRICE_FRESH_MS;
+    const { body } = await app.get();
+    expect(body.source).toBe('exchange_a');
+    expect(body.sparkline_7d).toEqual(first.body.sparkline_7d);
+  });
+
+  it.each<[FaultMode, string]>([
+    ['hang', 'stale-timeout'],
+    ['delay', 'stale-timeout'],
+    ['http-500', 'stale-error'],
+    ['malformed', 'stale-error'],
+    ['refuse', 'stale-error'],
+    ['absurd', 'stale-error'],
+  ])(
+    'serves the last good value when every source fails (%s -> %s), then stale-cooldown',
+    async (mode, label) => {
+      const app = instance();
+      const live = await app.get();
+      await faultAll(mode);
+      clock += PRICE_FRESH_MS + 1000;
+      const stale = await app.get();
+      expect(stale.status).toBe(200);
+      expect(stale.body).toMatchObject({ usd: 3012.45, priceSource: 'aggregator', source: label });
+      expect(stale.body.staleAgeMs).toBe(PRICE_FRESH_MS + 1000);
+      expect(stale.body.updatedAt).toBe(live.body.updatedAt);
+      const asked = coingecko.requests.total + coinbase.requests.total + kraken.requests.total;
+      const again = await app.get();
+      expect(again.body).toMatchObject({ usd: 3012.45, source: 'stale-cooldown' });
+      expect(coingecko.requests.total + coinbase.requests.total + kraken.requests.total).toBe(asked);
+    },
+  );
+
+  it('answers unavailable on a cold start with every source down', async () => {
+    await faultAll('http-500');
+    const { status, cacheControl, body } = await instance().get();
+    expect(status).toBe(200);
+    expect(cacheControl).toBe('public, max-age=30, s-maxage=30');
+    expect(body).toMatchObject({ usd: null, source: 'unavailable', sparkline_7d: [] });
+    expect(body.priceSource ?? null).toBeNull();
+  });
+
+  it('answers unavailable once the last good value is older than 5 minutes', async () => {
+    const app = instance();
+    await app.get();
+    await faultAll('refuse');
+    clock += LAST_GOOD_MAX_AGE_MS + BACKOFF_MAX_MS;
+    const { body } = await app.get();
+    expect(body).toMatchObject({ usd: null, source: 'unavailable' });
+  });
+
+  it('serves POL/USD through the same chain', async () => {
+    const { deps } = instance();
+    expect(await getTokenPrice(deps, 'POL')).toMatchObject({ usd: 0.1853, source: 'aggregator' });
+    await coingecko.fault('http-500');
+    const fresh = instance();
+    expect(await getTokenPrice(fresh.deps, 'POL')).toMatchObject({ usd: 0.1852, source: 'exchange_a' });
+  });
+
+  it('never answers 5xx, whatever every source does, with the last-good store failing too', async () => {
+    const brokenStore = {
+      get: () => Promise.reject(new Error('store down')),
+      set: () => Promise.reject(new Error('store down')),
+    };
+    const modes: FaultMode[] = [
+      'refuse',
+      'hang',
+      'delay',
+      'http-500',
+      'http-429',
+      'malformed',
+      'rpc-error',
+      'wrong-chain',
+      'stale',
+      'lag',
+      'absurd',
+    ];
+    for (const mode of modes) {
+      await faultAll(mode);
+      const app = instance({ lastGood: brokenStore });
+      const first = await app.get();
+      const second = await app.get();
+      for (const answer of [first, second]) {
+        expect(answer.status, mode).toBe(200);
+        // Schema-valid (parsed in get()), and a null price only ever comes labelled unavailable.
+        expect(answer.body.usd === null, mode).toBe(answer.body.source === 'unavailable');
+      }
+      await Promise.all([coingecko.reset(), coinbase.reset(), kraken.reset()]);
+    }
+  });
+});

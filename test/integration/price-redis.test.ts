@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import type { EthPriceBody } from '../../lib/schemas/eth-price';
+import { PRICE_FRESH_MS } from '../../lib/services/eth-price';
+import { createLastGoodStore } from '../../lib/store/create-last-good';
+import { createUpstashLastGoodStore } from '../../lib/store/upstash-last-good';
+import { loadPriceFixture } from '../fixtures/price/load-fixture';
+import { createTestDeps } from '../helpers/deps';
+import { type RedisServer, startRedisServer } from './helpers/redis-server';
+import { type BridgeFault, startUpstashBridge, type UpstashBridge } from './helpers/upstash-bridge';
+
+const KEY = 'gas-fee-api:last-good:price:ETH';
+
+/** Price upstreams played in-process (this file is about Redis): all healthy, or all failing. */
+function sources(state: { down: boolean }) {
+  return (async (input: string | URL | Request) => {
+    if (state.down) return new Response('{"error":"unavailable"}', { status: 503 });
+    const url = new URL(String(input));
+    if (url.hostname === 'coingecko.test') {
+      const [entry] = loadPriceFixture<object[]>('coingecko-markets-eth.json').body;
+      return Response.json([{ ...entry, last_updated: new Date().toISOString() }]);
+    }
+    if (url.hostname === 'coinbase.test')
+      return Response.json(loadPriceFixture('coinbase-spot-eth.json').body);
+    return Response.json(loadPriceFixture('kraken-ticker-eth.json').body);
+  }) as typeof fetch;
+}
+
+/** A fresh app instance (own cache, own back-off state) over the given Upstash endpoint. */
+function instance(upstash: { url: string; token: string }, state: { down: boolean }) {
+  const deps = createTestDeps(
+    {
+      UPSTASH_REDIS_REST_URL: upstash.url,
+      UPSTASH_REDIS_REST_TOKEN: upstash.token,
+      COINGECKO_API_URL: 'http://coingecko.test',
+      COINBASE_API_URL: 'http://coinbase.test',
+      KRAKEN_API_URL: 'http://kraken.test',
+      UPSTREAM_TIMEOUT_MS: '300',
+      PUBLIC_BASE_URL: 'https://gas.test',
+    },
+    { fetch: sources(state) },
+  );
+  deps.lastGood = createLastGoodStore(deps.config, deps.log);
+  const app = createApp(deps);
+  return {
+    deps,
+    async get() {
+      const res = await app.request('/api/eth-price');
+      return { status: res.status, body: (await res.json()) as EthPriceBody };
+    },
+  };
+}
+
+describe('last-known-good price in Redis (Upstash REST)', () => {
+  let redis: RedisServer;
+  let bridge: UpstashBridge;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    bridge = await startUpstashBridge(redis.port);
+  });
+  afterAll(async () => {
+    await bridge?.close();
+    await redis?.stop();
+  });
+
+  it('round-trips a value through @upstash/redis, with an expiry', async () => {
+    const { logs, log } = createTestDeps();
+    const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000, log });
+    await store.set('roundtrip', { usd: 1234.5, nested: [1, 2] }, 1_700_000_000_000);
+    expect(await store.get('roundtrip')).toEqual({
+      value: { usd: 1234.5, nested: [1, 2] },
+      storedAt: 1_700_000_000_000,
+    });
+    expect(await store.get('absent')).toBeNull();
+    const ttl = await redis.command('TTL', 'gas-fee-api:last-good:roundtrip');
+    expect(typeof ttl === 'number' && ttl > 0).toBe(true);
+    expect(bridge.commands.some((c) => c[0]?.toLowerCase() === 'set')).toBe(true);
+    expect(logs).toEqual([]);
+  });
+
+  it('serves a value written by one instance as stale to a fresh instance when every source is down', async () => {
+    const writer = instance(bridge, { down: false });
+    const live = await writer.get();
+    expect(live.body).toMatchObject({ source: 'aggregator', usd: 1580 });
+    expect(await redis.command('EXISTS', KEY)).toBe(1);
+
+    const reader = instance(bridge, { down: true });
+    const stale = await reader.get();
+    expect(stale.status).toBe(200);
+    expect(stale.body).toMatchObject({ usd: 1580, priceSource: 'aggregator', source: 'stale-error' });
+    expect(stale.body.updatedAt).toBe(live.body.updatedAt);
+    expect(stale.body.sparkline_7d).toEqual(live.body.sparkline_7d);
+    expect(stale.body.staleAgeMs).toBeGreaterThanOrEqual(0);
+    expect(stale.body.staleAgeMs).toBeLessThan(PRICE_FRESH_MS);
+  });
+
+  it('ignores a garbled stored value', async () => {
+    await redis.command('SET', KEY, '{"value": {"usd": "a lot"}, "storedAt": 1}');
+    const reader = instance(bridge, { down: true });
+    expect((await reader.get()).body).toMatchObject({ source: 'unavailable', usd: null });
+    await redis.command('SET', KEY, 'not json at all');
+    const again = instance(bridge, { down: true });
+    expect((await again.get()).body.source).toBe('unavailable');
+    expect(again.deps.logs.join('\n')).toMatch(/unreadable value/);
+  });
+
+  it('never fails the endpoint, whatever Redis or the REST layer does', async () => {
+    const faulty = (mode: BridgeFault) => {
+      bridge.fault(mode);
+      return bridge;
+    };
+    const cases: Array<{
+      name: string;
+      arrange: () => Promise<{ url: string; token: string }>;
+      undo?: () => void;
+    }> = [
+      { name: 'wrong token', arrange: async () => ({ url: bridge.url, token: 'wrong-token-s3cret' }) },
+      {
+        name: 'REST layer answers garbage',
+        arrange: async () => faulty('garbage'),
+        undo: () => bridge.fault(null),
+      },
+      {
+        name: 'REST layer answers an odd shape',
+        arrange: async () => faulty('wrong-shape'),
+        undo: () => bridge.fault(null),
+      },
+      {
+        name: 'REST layer answers 500',
+        arrange: async () => faulty('http-500'),
+        undo: () => bridge.fault(null),
+      },
+      {
+        name: 'REST layer hangs',
+        arrange: async () => faulty('hang'),
+        undo: () => bridge.fault(null),
+      },
+      {
+        name: 'Redis hung (SIGSTOP)',
+        arrange: async () => {
+          redis.pause();
+          return bridge;
+        },
+        undo: () => redis.resume(),
+      },
+      {
+        name: 'REST endpoint refuses connections',
+        arrange: async () => {
+          const closed = await startUpstashBridge(redis.port);
+          await closed.close();
+          return closed;
+        },
+      },
+      {
+        name: 'Redis process gone',
+        arrange: async () => {
+          const doomed = await startRedisServer();
+          const front = await startUpstashBridge(doomed.port);
+          await doomed.stop();
+          return front;
+        },
+      },
+    ];
+    for (const { name, arrange, undo } of cases) {
+      const upstash = await arrange();
+      try {
+        const healthy = instance(upstash, { down: false });
+        const live = await healthy.get();
+        expect(live.status, name).toBe(200);
+        expect(live.body.source, name).toBe('aggregator');
+        const cold = instance(upstash, { down: true });
+        const answer = await cold.get();
+        expect(answer.status, name).toBe(200);
+        expect(answer.body.source, name).toBe('unavailable');
+        const logText = [...healthy.deps.logs, ...cold.deps.logs].join('\n');
+        expect(logText, name).toMatch(/last-good store failed|last-known-good price not (read|saved)/);
+        expect(logText, name).not.toContain(upstash.token);
+      } finally {
+        undo?.();
+      }
+    }
+  });
+});
