@@ -1,0 +1,57 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { enumQuery } from '../lib/http/params';
+import { problemResponses } from '../lib/http/problem';
+import { GasHistoryResponseSchema, HISTORY_RANGES } from '../lib/schemas/history';
+import { getGasHistory } from '../lib/services/gas-history';
+import type { ApiApp } from './app';
+
+const route = createRoute({
+  method: 'get',
+  path: '/api/gas-history',
+  summary: 'Mainnet gas history',
+  description:
+    'Bucketed averages of the stored 90-second mainnet snapshots (average tier) over the requested range, ' +
+    'buckets aligned to whole multiples of their size, at most 300 points. An empty store answers an empty series.',
+  request: {
+    query: z.object({
+      range: enumQuery('range', HISTORY_RANGES, { description: 'Window ending now.', default: '1d' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'Bucketed mainnet history.',
+      content: { 'application/json': { schema: GasHistoryResponseSchema } },
+    },
+    ...problemResponses(400, 503),
+  },
+});
+
+/** Registers GET /api/gas-history (SPEC 2.9, 4.2 rule 3, decision 9). */
+export function registerGasHistory(app: ApiApp): void {
+  app.openapi(route, async (c) => {
+    const { range } = c.req.valid('query');
+    const deps = c.var.deps;
+    const history = await getGasHistory(deps, range);
+    const points = history.buckets.map((b) => ({
+      timestamp: new Date(b.time).toISOString(),
+      gasPrice: b.gasPrice,
+    }));
+    return c.json(
+      {
+        ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+        range,
+        points,
+        meta: {
+          requestedRange: range,
+          renderedRangeStart: points[0]?.timestamp ?? null,
+          renderedRangeEnd: points.at(-1)?.timestamp ?? null,
+          pointCount: points.length,
+          bucketSeconds: history.bucketSeconds,
+          source: 'snapshots' as const,
+        },
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,59 @@
+import type { AppDeps } from '../deps';
+import { HttpProblem } from '../http/problem';
+import { type Database, describeDbError } from '../store/database';
+import { chooseBucketSeconds, type HistoryRange, RANGE_SECONDS, rangeWindow } from '../store/history-buckets';
+import { type HistoryBucket, readBucketedHistory } from '../store/history-queries';
+
+/** Seconds a client should wait before retrying when the history store is down. */
+export const STORE_RETRY_AFTER_SECONDS = 30;
+
+// Identical concurrent requests share one query; short enough that a new 90-second slot shows promptly.
+const HISTORY_TTL_MS = 5_000;
+
+/** Mainnet history for one range: buckets oldest first and the bucket size used. */
+export interface GasHistory {
+  range: HistoryRange;
+  bucketSeconds: number;
+  buckets: HistoryBucket[];
+  /** Read time of the newest snapshot served, else the time of the request (empty store). */
+  updatedAt: number;
+}
+
+/**
+ * Runs one unit of work on the history store. Any failure there (unreachable, refused, broken
+ * connection) is logged and becomes a 503 with Retry-After, since the store is the only source of
+ * history and a client can do nothing but retry.
+ */
+export async function readHistoryStore<T>(
+  deps: Pick<AppDeps, 'withDb' | 'log'>,
+  work: (db: Database) => Promise<T>,
+): Promise<T> {
+  try {
+    return await deps.withDb(work);
+  } catch (error) {
+    deps.log.error('history store unavailable', { error: describeDbError(error) });
+    throw new HttpProblem(
+      503,
+      'History store unavailable',
+      'The history database cannot be reached; retry shortly.',
+      {
+        retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+      },
+    );
+  }
+}
+
+/** Reads bucketed mainnet history for a range ending now (SPEC 2.9, decision 9). */
+export async function getGasHistory(
+  deps: Pick<AppDeps, 'withDb' | 'log' | 'now' | 'cache'>,
+  range: HistoryRange,
+): Promise<GasHistory> {
+  return deps.cache.get(`gas-history:${range}`, HISTORY_TTL_MS, async () => {
+    const now = deps.now();
+    const bucketSeconds = chooseBucketSeconds(RANGE_SECONDS[range]);
+    const { buckets, latestReadAt } = await readHistoryStore(deps, (db) =>
+      readBucketedHistory(db, { ...rangeWindow(range, now), bucketSeconds }),
+    );
+    return { range, bucketSeconds, buckets, updatedAt: latestReadAt ?? now };
+  });
+}

@@ -1,0 +1,114 @@
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { Pool as NeonPool } from '@neondatabase/serverless';
+import { drizzle as drizzleNeon } from 'drizzle-orm/neon-serverless';
+import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from '../../drizzle/schema';
+import type { Config } from '../config';
+import type { WithDb } from './database';
+import { CONNECT_TIMEOUT_MS, createNeonWithDb } from './neon';
+
+/** The generated SQL migrations (drizzle-kit), applied in order by drizzle's migrators. */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle/migrations', import.meta.url).href);
+
+/** Which engine to open: Neon over WebSocket, node-postgres over TCP, or embedded PGlite. */
+export type EngineSpec =
+  | { kind: 'neon'; url: string; connectTimeoutMs?: number }
+  | { kind: 'pg'; url: string; connectTimeoutMs?: number }
+  | { kind: 'pglite'; dataDir?: string };
+
+/** An open history database: `withDb` for work, `migrate` to bring the schema up to date, `close` at shutdown. */
+export interface DatabaseEngine {
+  kind: EngineSpec['kind'];
+  withDb: WithDb;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Chooses the Node host's engine (issue 6): node-postgres when DATABASE_URL is set, else embedded
+ * PGlite under DATA_DIR.
+ */
+export function nodeEngineSpec(config: Pick<Config, 'databaseUrl' | 'dataDir'>): EngineSpec {
+  return config.databaseUrl
+    ? { kind: 'pg', url: config.databaseUrl }
+    : { kind: 'pglite', dataDir: config.dataDir };
+}
+
+/** Opens one of the three engines; every one runs the same drizzle queries and the same migrations. */
+export async function openDatabase(spec: EngineSpec): Promise<DatabaseEngine> {
+  if (spec.kind === 'neon') return openNeon(spec.url, spec.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
+  if (spec.kind === 'pg') return openPg(spec.url, spec.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
+  return openPglite(spec.dataDir);
+}
+
+function openNeon(url: string, connectTimeoutMs: number): DatabaseEngine {
+  return {
+    kind: 'neon',
+    withDb: createNeonWithDb(url, connectTimeoutMs),
+    async migrate() {
+      const pool = new NeonPool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+      pool.on('error', () => {});
+      try {
+        await migrateNeon(drizzleNeon({ client: pool, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      } finally {
+        await pool.end().catch(() => {});
+      }
+    },
+    // Neon holds nothing between calls.
+    close: async () => {},
+  };
+}
+
+function openPg(url: string, connectTimeoutMs: number): DatabaseEngine {
+  // One pool per process: the Node host keeps its connections for its lifetime.
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  pool.on('error', () => {});
+  const db = drizzlePg({ client: pool, schema });
+  return {
+    kind: 'pg',
+    withDb: (fn) => fn(db),
+    migrate: () => migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseEngine> {
+  if (dataDir) await mkdir(dataDir, { recursive: true });
+  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  const db = drizzlePglite({ client, schema });
+  return {
+    kind: 'pglite',
+    withDb: (fn) => fn(db),
+    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * Chooses the engine of a command-line tool: DATABASE_URL through Neon's driver for a Neon host
+ * (or `--driver neon`), node-postgres otherwise; without DATABASE_URL, the Node host's PGlite.
+ */
+export function scriptEngineSpec(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  driver?: 'neon' | 'pg',
+): EngineSpec {
+  if (!config.databaseUrl) return { kind: 'pglite', dataDir: config.dataDir };
+  const neonHost = /\.neon\.tech$/i.test(hostOf(config.databaseUrl));
+  return { kind: driver ?? (neonHost ? 'neon' : 'pg'), url: config.databaseUrl };
+}
+
+/** The host of a connection string, the only part of it a tool may print. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'database';
+  }
+}

@@ -1,0 +1,115 @@
+import { readFile } from 'node:fs/promises';
+
+/** One row of a time series read from CSV: `time` in epoch milliseconds. */
+export interface SeriesRow {
+  time: number;
+  value: number;
+}
+
+/** Which columns hold the time and the value; each by header name, defaulting to the first and second. */
+export interface CsvSeriesOptions {
+  timeColumn?: string;
+  valueColumn?: string;
+}
+
+/** A CSV file that cannot be read as a series; the message names the column or line at fault. */
+export class CsvError extends Error {
+  override name = 'CsvError';
+}
+
+/**
+ * Splits one CSV line into fields (RFC 4180 quoting: `"a,b"` and `""` inside quotes), so exports
+ * that quote every field (Etherscan) read the same as plain ones.
+ */
+export function splitCsvLine(line: string): string[] {
+  const fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i];
+    if (quoted) {
+      if (char === '"' && line[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (char === '"') quoted = false;
+      else field += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ',') {
+      fields.push(field);
+      field = '';
+    } else field += char;
+  }
+  fields.push(field);
+  return fields.map((value) => value.trim());
+}
+
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+// "2024-01-02 03:04:05" carries no zone; the data sets this reader serves are all UTC.
+const SPACE_SEPARATED = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/** Parses a time cell: Unix seconds, or an ISO 8601 date-time (UTC when it names no zone). */
+export function parseTimeCell(cell: string): number | undefined {
+  if (cell === '') return undefined;
+  if (NUMERIC.test(cell)) return Number(cell) * 1000;
+  const iso = SPACE_SEPARATED.test(cell) ? `${cell.replace(' ', 'T')}Z` : cell;
+  if (!/^\d{4}-\d{2}-\d{2}/.test(iso)) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Finds a column by header name, or by position when no name is given. */
+function resolveColumn(header: string[], name: string | undefined, position: number, role: string): number {
+  if (name === undefined) {
+    if (header.length <= position) {
+      throw new CsvError(
+        `the CSV has ${header.length} column(s); no ${role} column at position ${position + 1}`,
+      );
+    }
+    return position;
+  }
+  const index = header.indexOf(name);
+  if (index < 0) {
+    throw new CsvError(`${role} column "${name}" is not in the header (columns: ${header.join(', ')})`);
+  }
+  return index;
+}
+
+/**
+ * Reads an hourly (or any) series from CSV text with a header line: one time column and one value
+ * column, returned sorted by time. Blank lines are skipped; any unreadable cell stops with an error
+ * naming its line and column, because a silently dropped row would bias a back-test.
+ */
+export function parseCsvSeries(text: string, options: CsvSeriesOptions = {}): SeriesRow[] {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const headerLine = lines.findIndex((line) => line.trim() !== '');
+  if (headerLine < 0) throw new CsvError('the CSV is empty: no header line');
+  const header = splitCsvLine(lines[headerLine] ?? '');
+  const timeIndex = resolveColumn(header, options.timeColumn, 0, 'time');
+  const valueIndex = resolveColumn(header, options.valueColumn, 1, 'value');
+  const timeName = header[timeIndex];
+  const valueName = header[valueIndex];
+
+  const rows: SeriesRow[] = [];
+  for (let i = headerLine + 1; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (line.trim() === '') continue;
+    const cells = splitCsvLine(line);
+    const timeCell = cells[timeIndex] ?? '';
+    const valueCell = cells[valueIndex] ?? '';
+    const time = parseTimeCell(timeCell);
+    if (time === undefined) {
+      throw new CsvError(`line ${i + 1}: time column "${timeName}" holds "${timeCell}", not a time`);
+    }
+    const value = Number(valueCell);
+    if (valueCell === '' || !Number.isFinite(value)) {
+      throw new CsvError(`line ${i + 1}: value column "${valueName}" holds "${valueCell}", not a number`);
+    }
+    rows.push({ time, value });
+  }
+  return rows.sort((a, b) => a.time - b.time);
+}
+
+/** Reads a CSV file from disk as a series (see `parseCsvSeries`). */
+export async function readCsvSeries(path: string, options: CsvSeriesOptions = {}): Promise<SeriesRow[]> {
+  return parseCsvSeries(await readFile(path, 'utf8'), options);
+}

@@ -1,0 +1,66 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { Database } from '../../../lib/store/database';
+import { type DatabaseEngine, openDatabase } from '../../../lib/store/engines';
+import { type NeonRelay, startNeonRelay, useNeonRelay } from './neon-ws-relay';
+import { type PostgresServer, startPostgres } from './postgres-server';
+
+/** The three engines every history query is tested on. */
+export const ENGINE_KINDS = ['pglite', 'pg', 'neon'] as const;
+export type EngineKind = (typeof ENGINE_KINDS)[number];
+
+/** One PostgreSQL 15 server and Neon relay for a test file, and the engines opened on them. */
+export interface EngineLab {
+  server: PostgresServer;
+  relay: NeonRelay;
+  /** Opens and migrates an engine of `kind` on its own fresh database. */
+  open(kind: EngineKind): Promise<DatabaseEngine>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a real PostgreSQL 15 server and a Neon WebSocket relay for one test file. Each `open`
+ * gets its own database (or in-memory PGlite), migrated with the project's migrations.
+ */
+export async function startEngineLab(): Promise<EngineLab> {
+  const server = await startPostgres();
+  const relay = await startNeonRelay();
+  useNeonRelay(relay);
+  const opened: DatabaseEngine[] = [];
+  let databases = 0;
+  return {
+    server,
+    relay,
+    async open(kind) {
+      const spec =
+        kind === 'pglite' ? { kind } : { kind, url: await server.createDatabase(`${kind}_${++databases}`) };
+      const engine = await openDatabase(spec);
+      await engine.migrate();
+      opened.push(engine);
+      return engine;
+    },
+    async close() {
+      await Promise.allSettled(opened.map((engine) => engine.close()));
+      await relay.close();
+      await server.stop();
+    },
+  };
+}
+
+/** Empties both history tables between tests. */
+export async function clearHistory(db: Database): Promise<void> {
+  await db.execute(sql`TRUNCATE mainnet_snapshots, l2_snapshots`);
+}
+
+/** Runs raw SQL and returns its rows, whatever the driver's result shape. */
+export async function queryRows(db: Database, query: SQL): Promise<Array<Record<string, unknown>>> {
+  const result: unknown = await db.execute(query);
+  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<
+    Record<string, unknown>
+  >;
+}
+
+/** Counts rows of a history table. */
+export async function countRows(db: Database, table: 'mainnet_snapshots' | 'l2_snapshots'): Promise<number> {
+  const rows = await queryRows(db, sql`SELECT count(*)::int AS n FROM ${sql.identifier(table)}`);
+  return Number(rows[0]?.n);
+}

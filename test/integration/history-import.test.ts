@@ -1,0 +1,152 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeDbError } from '../../lib/store/database';
+import type { DatabaseEngine } from '../../lib/store/engines';
+import { importHistory, seriesToSnapshots } from '../../lib/store/history-import';
+import { readHourlyHistory } from '../../lib/store/history-queries';
+import { insertMainnetSnapshot } from '../../lib/store/history-writes';
+import {
+  clearHistory,
+  countRows,
+  ENGINE_KINDS,
+  type EngineLab,
+  startEngineLab,
+} from './helpers/history-engines';
+
+const run = promisify(execFile);
+const T0 = Date.UTC(2026, 0, 5, 10, 0, 0); // a slot start: 10:00:00 UTC is a multiple of 90 s
+
+describe('turning a series into slots', () => {
+  it('sets all three tiers to the value, source import, one snapshot per 90-second slot', () => {
+    const snapshots = seriesToSnapshots([
+      { time: T0 + 12_000, value: 10 },
+      { time: T0 + 24_000, value: 20 },
+      { time: T0 + 90_000, value: 7.5 },
+    ]);
+    expect(snapshots).toEqual([
+      {
+        slotStart: T0,
+        readAt: T0 + 24_000,
+        blockNumber: null,
+        baseFeeGwei: null,
+        lowGwei: 15,
+        averageGwei: 15,
+        highGwei: 15,
+        source: 'import',
+      },
+      {
+        slotStart: T0 + 90_000,
+        readAt: T0 + 90_000,
+        blockNumber: null,
+        baseFeeGwei: null,
+        lowGwei: 7.5,
+        averageGwei: 7.5,
+        highGwei: 7.5,
+        source: 'import',
+      },
+    ]);
+  });
+
+  it('refuses a negative or non-finite price rather than storing it', () => {
+    expect(() => seriesToSnapshots([{ time: T0, value: -1 }])).toThrow(/not a gas price/);
+    expect(() => seriesToSnapshots([{ time: T0, value: Number.NaN }])).toThrow(/not a gas price/);
+  });
+});
+
+let lab: EngineLab;
+beforeAll(async () => {
+  lab = await startEngineLab();
+});
+afterAll(async () => {
+  await lab?.close();
+});
+
+describe.each(ENGINE_KINDS)('history import on %s', (kind) => {
+  let engine: DatabaseEngine;
+  beforeAll(async () => {
+    engine = await lab.open(kind);
+  });
+  beforeEach(async () => {
+    await engine.withDb(clearHistory);
+  });
+
+  it('writes new slots and keeps the ones already stored', async () => {
+    await engine.withDb((db) =>
+      insertMainnetSnapshot(db, {
+        slotStart: T0 + 90_000,
+        readAt: T0 + 91_000,
+        blockNumber: 1,
+        baseFeeGwei: 3,
+        lowGwei: 3,
+        averageGwei: 4,
+        highGwei: 5,
+        source: 'rpc.test',
+      }),
+    );
+    const rows = Array.from({ length: 2_500 }, (_, i) => ({ time: T0 + i * 45_000, value: 10 + (i % 7) }));
+    const summary = await engine.withDb((db) => importHistory(db, rows));
+    expect(summary).toEqual({ rows: 2_500, slots: 1_250, written: 1_249, kept: 1 });
+    expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1_250);
+    const { hours } = await engine.withDb((db) => readHourlyHistory(db, T0));
+    // The stored live reading (average 4) survived inside the first hour's mean.
+    const firstHour = rows.filter(
+      (r) => r.time < T0 + 3_600_000 && (r.time < T0 + 90_000 || r.time >= T0 + 180_000),
+    );
+    const slotMeans = new Map<number, number[]>();
+    for (const r of firstHour) {
+      const slot = Math.floor(r.time / 90_000) * 90_000;
+      slotMeans.set(slot, [...(slotMeans.get(slot) ?? []), r.value]);
+    }
+    const means = [...slotMeans.values()].map((v) => v.reduce((a, b) => a + b, 0) / v.length);
+    const expected = (means.reduce((a, b) => a + b, 0) + 4) / (means.length + 1);
+    expect(hours[0]?.average).toBeCloseTo(expected, 9);
+    expect(await engine.withDb((db) => importHistory(db, rows))).toEqual({
+      rows: 2_500,
+      slots: 1_250,
+      written: 0,
+      kept: 1_250,
+    });
+  });
+});
+
+describe('npm run history:import', () => {
+  const cli = (args: string[], env: Record<string, string>) =>
+    run(process.execPath, ['--import', 'tsx', 'scripts/history-import.ts', ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+  const FILE = '../shared/data/owlracle_eth_gas_price_hourly_2024-11-06_2024-12-06.csv';
+
+  it('imports a real hourly series into PostgreSQL, then keeps every slot on a second run', async () => {
+    const url = await lab.server.createDatabase('cli_import');
+    const first = await cli([FILE, '--time-column', 'unix_ts', '--value-column', 'close_gwei'], {
+      DATABASE_URL: url,
+    });
+    expect(first.stdout).toContain('742 rows into 742 slots on 127.0.0.1: 742 written, 0 kept');
+    const second = await cli([FILE, '--time-column', 'timestamp_utc', '--value-column', 'close_gwei'], {
+      DATABASE_URL: url,
+    });
+    expect(second.stdout).toContain('742 rows into 742 slots on 127.0.0.1: 0 written, 742 kept');
+  });
+
+  it('stops with a message naming the bad column, and never prints the connection string', async () => {
+    const url = `postgres://importer:s3cr3t-pw@127.0.0.1:${lab.server.port}/postgres`;
+    const bad = cli([FILE, '--value-column', 'gwei'], { DATABASE_URL: url });
+    await expect(bad).rejects.toMatchObject({
+      stderr: expect.stringContaining('value column "gwei" is not in the header'),
+    });
+    const unreachable = cli([FILE, '--value-column', 'close_gwei'], {
+      DATABASE_URL: 'postgres://importer:s3cr3t-pw@127.0.0.1:1/gas',
+    });
+    const failure = await unreachable.catch((error: { stderr: string; code: number }) => error);
+    expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('ECONNREFUSED') });
+    expect((failure as { stderr: string }).stderr).not.toContain('s3cr3t');
+  });
+
+  it('describes a wrapped driver error with its cause and no URL', () => {
+    const error = new Error('Failed query: select 1\nparams: ', {
+      cause: new Error('connect to postgres://a:secret@db.example:5432/x refused'),
+    });
+    expect(describeDbError(error)).toBe('Failed query: select 1: connect to db.example:5432 refused');
+  });
+});

@@ -1,0 +1,261 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DatabaseEngine } from '../../lib/store/engines';
+import { readBucketedHistory, readHourlyHistory, readL2Samples } from '../../lib/store/history-queries';
+import {
+  HISTORY_RETENTION_DAYS,
+  insertL2Snapshots,
+  insertMainnetSnapshot,
+  insertMainnetSnapshots,
+  type L2Snapshot,
+  type MainnetSnapshot,
+  pruneHistory,
+} from '../../lib/store/history-writes';
+import { isSlotStart, listSlotStarts, SLOT_MS, slotStartOf } from '../../lib/store/slots';
+import {
+  clearHistory,
+  countRows,
+  ENGINE_KINDS,
+  type EngineLab,
+  queryRows,
+  startEngineLab,
+} from './helpers/history-engines';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+// A slot start on a Tuesday afternoon, far from any hour boundary alignment luck.
+const NOW = slotStartOf(Date.UTC(2026, 10, 17, 14, 23, 11)) + 41_000;
+
+function mainnet(slotStart: number, average: number, extra: Partial<MainnetSnapshot> = {}): MainnetSnapshot {
+  return {
+    slotStart,
+    readAt: slotStart + 2_000,
+    blockNumber: 21_000_000 + slotStart / SLOT_MS,
+    baseFeeGwei: average * 0.8,
+    lowGwei: average * 0.9,
+    averageGwei: average,
+    highGwei: average * 1.3,
+    source: 'rpc.test',
+    ...extra,
+  };
+}
+
+function l2(network: string, slotStart: number, gwei: number): L2Snapshot {
+  return {
+    network,
+    slotStart,
+    readAt: slotStart + 3_000,
+    gasPriceGwei: gwei,
+    executionGasCostUsd: gwei * 21_000 * 1e-9 * 3_000,
+    l1DataFeeUsd: network === 'base' ? 0.0004 : null,
+    nativeUsd: 3_000,
+  };
+}
+
+describe('90-second slots', () => {
+  it('puts every time in the slot that starts at floor(epoch seconds / 90) * 90', () => {
+    expect(slotStartOf(0)).toBe(0);
+    expect(slotStartOf(89_999)).toBe(0);
+    expect(slotStartOf(90_000)).toBe(90_000);
+    expect(slotStartOf(1_800_000_050_123)).toBe(1_800_000_000_000);
+    expect(isSlotStart(1_800_000_000_000)).toBe(true);
+    expect(isSlotStart(1_800_000_000_001)).toBe(false);
+    expect(listSlotStarts(1, 270_001)).toEqual([90_000, 180_000, 270_000]);
+    expect(listSlotStarts(NOW - DAY_MS, NOW)).toHaveLength(960);
+  });
+});
+
+let lab: EngineLab;
+beforeAll(async () => {
+  lab = await startEngineLab();
+});
+afterAll(async () => {
+  await lab?.close();
+});
+
+describe.each(ENGINE_KINDS)('history store on %s', (kind) => {
+  let engine: DatabaseEngine;
+  beforeAll(async () => {
+    engine = await lab.open(kind);
+  });
+  beforeEach(async () => {
+    await engine.withDb(clearHistory);
+  });
+
+  it('applies the migrations again without change', async () => {
+    await engine.migrate();
+    const rows = await engine.withDb((db) =>
+      queryRows(db, sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`),
+    );
+    expect(Number(rows[0]?.n)).toBe(1);
+  });
+
+  it('writes a mainnet slot once and keeps the first reading', async () => {
+    const slot = slotStartOf(NOW);
+    expect(await engine.withDb((db) => insertMainnetSnapshot(db, mainnet(slot, 12)))).toBe(true);
+    expect(await engine.withDb((db) => insertMainnetSnapshot(db, mainnet(slot, 99)))).toBe(false);
+    const { hours, snapshotCount } = await engine.withDb((db) => readHourlyHistory(db, slot - HOUR_MS));
+    expect(snapshotCount).toBe(1);
+    expect(hours[0]?.average).toBe(12);
+  });
+
+  it('writes a slot exactly once under 200 overlapping writers', async () => {
+    const slot = slotStartOf(NOW);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        engine.withDb((db) => insertMainnetSnapshot(db, mainnet(slot, 10 + i, { readAt: slot + i }))),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
+  });
+
+  it('refuses a time that is not a slot start', async () => {
+    await expect(
+      engine.withDb((db) => insertMainnetSnapshot(db, mainnet(slotStartOf(NOW) + 1, 5))),
+    ).rejects.toThrow(/not the start of a 90-second slot/);
+    await expect(engine.withDb((db) => insertL2Snapshots(db, [l2('base', NOW, 0.01)]))).rejects.toThrow(
+      /90-second slot/,
+    );
+    expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(0);
+  });
+
+  it('bulk-writes mainnet slots, keeping those already stored', async () => {
+    const slots = listSlotStarts(NOW - 3 * HOUR_MS, NOW);
+    await engine.withDb((db) => insertMainnetSnapshot(db, mainnet(slots[5] as number, 1)));
+    const written = await engine.withDb((db) =>
+      insertMainnetSnapshots(
+        db,
+        slots.map((slot) => mainnet(slot, 20)),
+      ),
+    );
+    expect(written).toBe(slots.length - 1);
+    expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(slots.length);
+  });
+
+  it('writes each L2 network once per slot and reports which it wrote', async () => {
+    const slot = slotStartOf(NOW);
+    const first = await engine.withDb((db) =>
+      insertL2Snapshots(db, [l2('arbitrum', slot, 0.01), l2('base', slot, 0.002)]),
+    );
+    expect(first.sort()).toEqual(['arbitrum', 'base']);
+    const second = await engine.withDb((db) =>
+      insertL2Snapshots(db, [l2('arbitrum', slot, 0.5), l2('base', slot, 0.5), l2('polygon', slot, 30)]),
+    );
+    expect(second).toEqual(['polygon']);
+    const overlapping = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        engine.withDb((db) => insertL2Snapshots(db, [l2('optimism', slot, 0.001)])),
+      ),
+    );
+    expect(overlapping.flat()).toEqual(['optimism']);
+    const arbitrum = await engine.withDb((db) =>
+      readL2Samples(db, 'arbitrum', { fromMs: slot - 1, toMs: slot }),
+    );
+    expect(arbitrum.map((s) => s.gasPriceGwei)).toEqual([0.01]);
+    expect(await engine.withDb((db) => insertL2Snapshots(db, []))).toEqual([]);
+  });
+
+  it('reads raw L2 samples of one network inside the window, oldest first', async () => {
+    const slots = listSlotStarts(NOW - 2 * HOUR_MS, NOW + 1);
+    // Written newest first so that the order of the answer comes from the query.
+    const rows = [...slots]
+      .reverse()
+      .flatMap((slot, i) => [l2('optimism', slot, i + 1), l2('base', slot, 1000 + i)]);
+    await engine.withDb((db) => insertL2Snapshots(db, rows));
+    const samples = await engine.withDb((db) =>
+      readL2Samples(db, 'optimism', { fromMs: NOW - HOUR_MS, toMs: NOW }),
+    );
+    const expected = slots.filter((slot) => slot > NOW - HOUR_MS && slot <= NOW);
+    expect(samples.map((s) => s.time)).toEqual(expected);
+    expect(samples).toHaveLength(40);
+    expect(samples.every((s) => s.gasPriceGwei < 1000)).toBe(true);
+    // The slot at index j was written with gwei = slots.length - j.
+    const first = expected[0] as number;
+    const gwei = slots.length - slots.indexOf(first);
+    expect(samples[0]).toEqual({
+      time: first,
+      readAt: first + 3_000,
+      gasPriceGwei: gwei,
+      executionGasCostUsd: l2('optimism', first, gwei).executionGasCostUsd,
+    });
+  });
+
+  it('aggregates hourly tier means that equal a direct SQL average, and counts the snapshots', async () => {
+    const slots = listSlotStarts(NOW - 30 * HOUR_MS, NOW);
+    await engine.withDb((db) =>
+      insertMainnetSnapshots(
+        db,
+        slots.map((slot, i) => mainnet(slot, 5 + (i % 17) * 0.37)),
+      ),
+    );
+    const since = NOW - 24 * HOUR_MS;
+    const { hours, snapshotCount } = await engine.withDb((db) => readHourlyHistory(db, since));
+    const inWindow = slots.filter((slot) => slot >= since);
+    expect(snapshotCount).toBe(inWindow.length);
+    expect(hours.map((h) => h.time)).toEqual([
+      ...new Set(inWindow.map((s) => Math.floor(s / HOUR_MS) * HOUR_MS)),
+    ]);
+    for (const hour of [hours[0], hours[7], hours.at(-1)]) {
+      if (!hour) throw new Error('missing hour');
+      const [row = {}] = await engine.withDb((db) =>
+        queryRows(
+          db,
+          sql`SELECT avg(low_gwei) AS low, avg(average_gwei) AS average, avg(high_gwei) AS high
+          FROM mainnet_snapshots WHERE slot_start >= ${new Date(Math.max(hour.time, since)).toISOString()}
+          AND slot_start < ${new Date(hour.time + HOUR_MS).toISOString()}`,
+        ),
+      );
+      expect(hour.low).toBeCloseTo(Number(row.low), 9);
+      expect(hour.average).toBeCloseTo(Number(row.average), 9);
+      expect(hour.high).toBeCloseTo(Number(row.high), 9);
+    }
+  });
+
+  it('counts a slot that starts exactly at the end of the window but not one exactly at its start', async () => {
+    const end = slotStartOf(NOW);
+    const slots = listSlotStarts(end - 2 * HOUR_MS, end + 10 * SLOT_MS);
+    await engine.withDb((db) =>
+      insertMainnetSnapshots(
+        db,
+        slots.map((slot) => mainnet(slot, slot / SLOT_MS)),
+      ),
+    );
+    const { buckets, latestReadAt } = await engine.withDb((db) =>
+      readBucketedHistory(db, { fromMs: end - 1_800_000, toMs: end, bucketSeconds: 90 }),
+    );
+    expect(buckets).toHaveLength(20);
+    expect(buckets[0]).toEqual({
+      time: end - 1_800_000 + SLOT_MS,
+      gasPrice: (end - 1_800_000) / SLOT_MS + 1,
+    });
+    expect(buckets.at(-1)).toEqual({ time: end, gasPrice: end / SLOT_MS });
+    expect(latestReadAt).toBe(end + 2_000);
+  });
+
+  it('prunes mainnet past 35 days and L2 past 8 days, and nothing newer', async () => {
+    const mainnetCut = NOW - HISTORY_RETENTION_DAYS.mainnet * DAY_MS;
+    const l2Cut = NOW - HISTORY_RETENTION_DAYS.l2 * DAY_MS;
+    const around = (cut: number) => [
+      slotStartOf(cut) - SLOT_MS,
+      slotStartOf(cut) + SLOT_MS,
+      slotStartOf(NOW),
+    ];
+    await engine.withDb((db) =>
+      insertMainnetSnapshots(
+        db,
+        around(mainnetCut).map((slot) => mainnet(slot, 3)),
+      ),
+    );
+    await engine.withDb((db) =>
+      insertL2Snapshots(
+        db,
+        around(l2Cut).flatMap((slot) => [l2('arbitrum', slot, 0.01), l2('polygon', slot, 40)]),
+      ),
+    );
+    expect(await engine.withDb((db) => pruneHistory(db, NOW))).toEqual({ mainnet: 1, l2: 2 });
+    expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(2);
+    expect(await engine.withDb((db) => countRows(db, 'l2_snapshots'))).toBe(4);
+    expect(await engine.withDb((db) => pruneHistory(db, NOW))).toEqual({ mainnet: 0, l2: 0 });
+  });
+});
