@@ -1,0 +1,47 @@
+import { createRoute } from '@hono/zod-openapi';
+import { publicCache } from '../lib/http/cache-control';
+import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { L2GasResponseSchema } from '../lib/schemas/l2-gas';
+import { getL2Gas, L2_GAS_DEGRADED_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from '../lib/services/l2-gas';
+import type { ApiApp } from './app';
+
+const route = createRoute({
+  method: 'get',
+  path: '/api/l2-gas',
+  summary: 'Live gas on Arbitrum, Optimism, Base and Polygon',
+  description:
+    'Current gas price of each network (eth_gasPrice from its public RPC providers, with chain-id check and ' +
+    'failover), the USD cost of a 21,000-gas transfer at the native token price, and for the OP Stack ' +
+    'networks (Optimism, Base) the L1 data fee read live from the GasPriceOracle predeploy ' +
+    '(`getL1Fee` on a serialized EIP-1559 ETH transfer). Refreshed every 60 s.\n\n' +
+    '**Partial failure** never fails the request: the answer is 200 with all four networks, in the order ' +
+    'arbitrum, optimism, base, polygon. A network whose providers all fail is served from its last good ' +
+    `reading (at most ${L2_LAST_GOOD_MAX_AGE_MS / 60_000} minutes old) or with null numbers, and its ` +
+    '`feeNote` says which. An OP Stack network whose L1-fee call failed has `estimatedL1DataFeeUsd` and ' +
+    '`estimatedWalletFeeUsd` null and `feeCompleteness: "execution_only"`. When no price source answers, ' +
+    'the USD fields are null and the gwei figures are still served. Degraded answers are cached for ' +
+    `${L2_GAS_DEGRADED_TTL_MS / 1000} s instead of 60 s.`,
+  responses: {
+    200: {
+      description: 'The four networks, complete or partly degraded (see each `feeNote`).',
+      content: { 'application/json': { schema: L2GasResponseSchema } },
+    },
+  },
+});
+
+/** Registers GET /api/l2-gas (SPEC.md 2.10, 4.2 rule 5, decisions 4-6). */
+export function registerL2Gas(app: ApiApp): void {
+  app.openapi(route, async (c) => {
+    const deps = c.var.deps;
+    const result = await getL2Gas(deps);
+    if (result.degraded) c.header('Cache-Control', publicCache(L2_GAS_DEGRADED_TTL_MS / 1000));
+    return c.json(
+      {
+        ...buildEnvelope(result.fetchedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+        networks: result.networks,
+        fetchedAt: new Date(result.fetchedAt).toISOString(),
+      },
+      200,
+    );
+  });
+}

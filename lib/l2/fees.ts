@@ -1,0 +1,65 @@
+import { formatEther, formatGwei } from 'viem';
+
+/** Gas used by a plain ETH (or POL) transfer: the execution figure every network is compared on. */
+export const TRANSFER_GAS = 21_000n;
+
+/** The USD figures of one reading; null where the price or the L1 fee is unknown. */
+export interface L2FeesUsd {
+  executionGasCostUsd: number | null;
+  l1DataFeeUsd: number | null;
+  walletFeeUsd: number | null;
+}
+
+/**
+ * Converts wei to gwei without losing sub-gwei digits: L2 prices are often 0.001-0.01 gwei, and even a
+ * few wei (1e-9 gwei) must not round to zero.
+ */
+export function weiToGwei(wei: bigint): number {
+  return Number(formatGwei(wei));
+}
+
+/**
+ * Rounds a USD amount to 4 significant digits, never coarser than a cent: $12.3456 -> 12.35,
+ * $0.0012345 -> 0.001235. L2 fees are often fractions of a cent, which cents alone would show as 0.
+ */
+export function roundUsd(usd: number): number {
+  if (usd === 0 || !Number.isFinite(usd)) return usd;
+  const decimals = Math.max(2, 3 - Math.floor(Math.log10(Math.abs(usd))));
+  return Number(usd.toFixed(Math.min(decimals, 20)));
+}
+
+/** Converts an amount in wei of a token to USD at `usdPerToken`, unrounded. */
+export function weiToUsd(wei: bigint, usdPerToken: number): number {
+  return Number(formatEther(wei)) * usdPerToken;
+}
+
+/**
+ * Computes the USD fees of a 21,000-gas transfer: execution at the network's gas price in its native
+ * token, plus (OP Stack) the L1 data fee, always paid in ETH. The wallet fee is the sum where the L1
+ * fee is known, the execution cost where the network has no L1 fee, and null where an L1 fee exists
+ * but could not be read (an execution-only figure would understate it).
+ */
+export function computeFeesUsd(input: {
+  gasPriceWei: bigint;
+  nativeUsd: number | null;
+  ethUsd: number | null;
+  hasL1DataFee: boolean;
+  l1FeeWei: bigint | null;
+}): L2FeesUsd {
+  const execution =
+    input.nativeUsd === null ? null : weiToUsd(TRANSFER_GAS * input.gasPriceWei, input.nativeUsd);
+  const l1 =
+    input.hasL1DataFee && input.l1FeeWei !== null && input.ethUsd !== null
+      ? weiToUsd(input.l1FeeWei, input.ethUsd)
+      : null;
+  let wallet: number | null = null;
+  if (execution !== null) {
+    if (!input.hasL1DataFee) wallet = execution;
+    else if (l1 !== null) wallet = execution + l1;
+  }
+  return {
+    executionGasCostUsd: execution === null ? null : roundUsd(execution),
+    l1DataFeeUsd: l1 === null ? null : roundUsd(l1),
+    walletFeeUsd: wallet === null ? null : roundUsd(wallet),
+  };
+}

@@ -1,0 +1,99 @@
+import type { L2NetworkReading } from '../schemas/l2-gas';
+import { computeFeesUsd, weiToGwei } from './fees';
+import type { FeeCompleteness, L2Network } from './networks';
+
+/** Where a network's numbers came from: a live read, the last good reading, or nowhere. */
+export type ReadingStatus = 'live' | 'last-good' | 'unavailable';
+
+/** The gas facts behind one served network, whatever their origin. */
+export interface NetworkFacts {
+  status: ReadingStatus;
+  gasPriceWei: bigint | null;
+  l1FeeWei: bigint | null;
+  /** When the gas price was read upstream (epoch ms); null when unavailable. */
+  readAt: number | null;
+}
+
+/** USD prices of the two tokens fees are paid in; null when the price chain had no value. */
+export interface TokenPrices {
+  ETH: number | null;
+  POL: number | null;
+}
+
+/** One network as served, with the figures the snapshot job stores. */
+export interface PresentedNetwork {
+  reading: L2NetworkReading;
+  status: ReadingStatus;
+  readAt: number | null;
+  /** True when an OP Stack network's L1 fee could not be read (feeCompleteness says execution_only). */
+  l1FeeMissing: boolean;
+}
+
+const L1_MISSING_NOTE =
+  'Execution cost only: the L1 data fee could not be read from the GasPriceOracle just now, so the ' +
+  'wallet fee is unknown; a real transfer costs more than the execution figure.';
+
+/**
+ * Builds the served item of one network from its facts and the token prices (SPEC.md 2.10): fees in
+ * USD, the completeness the facts support and a feeNote that states every degradation, so a consumer
+ * reading only the note still learns what the numbers mean.
+ */
+export function presentNetwork(
+  network: L2Network,
+  facts: NetworkFacts,
+  prices: TokenPrices,
+  now: number,
+): PresentedNetwork {
+  const nativeUsd = prices[network.nativeToken];
+  const l1FeeMissing = network.hasL1DataFee && facts.gasPriceWei !== null && facts.l1FeeWei === null;
+  const fees =
+    facts.gasPriceWei === null
+      ? { executionGasCostUsd: null, l1DataFeeUsd: null, walletFeeUsd: null }
+      : computeFeesUsd({
+          gasPriceWei: facts.gasPriceWei,
+          nativeUsd,
+          ethUsd: prices.ETH,
+          hasL1DataFee: network.hasL1DataFee,
+          l1FeeWei: facts.l1FeeWei,
+        });
+  const feeCompleteness: FeeCompleteness = l1FeeMissing ? 'execution_only' : network.feeCompleteness;
+
+  const notes: string[] = [];
+  if (facts.status === 'unavailable') {
+    notes.push(
+      `Reading unavailable: no ${network.name} provider answered and no reading of the last 5 minutes exists.`,
+    );
+  } else if (facts.status === 'last-good' && facts.readAt !== null) {
+    const ageSeconds = Math.max(0, Math.round((now - facts.readAt) / 1000));
+    notes.push(
+      `Live providers did not answer; this is the last good reading, taken at ` +
+        `${new Date(facts.readAt).toISOString()} (${ageSeconds} s earlier).`,
+    );
+  }
+  notes.push(l1FeeMissing ? L1_MISSING_NOTE : network.feeNote);
+  if (facts.gasPriceWei !== null && nativeUsd === null) {
+    notes.push(`USD figures unavailable: no price source answered for ${network.nativeToken}.`);
+  } else if (network.hasL1DataFee && facts.l1FeeWei !== null && prices.ETH === null) {
+    notes.push('L1 data fee in USD unavailable: no price source answered for ETH.');
+  }
+
+  return {
+    reading: {
+      id: network.id,
+      name: network.name,
+      nativeToken: network.nativeToken,
+      gasPriceGwei: facts.gasPriceWei === null ? null : weiToGwei(facts.gasPriceWei),
+      nativeUsd,
+      executionGasCostUsd: fees.executionGasCostUsd,
+      estimatedL1DataFeeUsd: fees.l1DataFeeUsd,
+      estimatedWalletFeeUsd: fees.walletFeeUsd,
+      feeCompleteness,
+      feeModel: network.feeModel,
+      blurb: network.blurb,
+      feeNote: notes.join(' '),
+    },
+    status: facts.status,
+    readAt: facts.readAt,
+    l1FeeMissing,
+  };
+}

@@ -1,0 +1,75 @@
+import { z } from '@hono/zod-openapi';
+import { EnvelopeSchema } from './envelope';
+
+/** Network ids in the order every response lists them (SPEC.md 2.10, 4.2 rule 5). */
+export const L2_NETWORK_IDS = ['arbitrum', 'optimism', 'base', 'polygon'] as const;
+
+const usd = (description: string) =>
+  z
+    .number()
+    .nonnegative()
+    .nullable()
+    .openapi({
+      description: `${description} Rounded to 4 significant digits, never coarser than a cent (sub-cent fees keep their digits).`,
+    });
+
+/** One network's live reading (SPEC.md 2.10, decisions 4-6). */
+export const L2NetworkReadingSchema = z
+  .object({
+    id: z.enum(L2_NETWORK_IDS),
+    name: z.string().openapi({ example: 'Base' }),
+    nativeToken: z.enum(['ETH', 'POL']).openapi({ description: 'Token gas is paid in; `POL` for Polygon.' }),
+    gasPriceGwei: z
+      .number()
+      .positive()
+      .nullable()
+      .openapi({
+        description:
+          'Current L2 gas price (eth_gasPrice) in gwei, with sub-gwei digits down to one wei (1e-9 gwei). ' +
+          'Null only when every provider failed and no reading of the last 5 minutes exists.',
+        example: 0.005123,
+      }),
+    nativeUsd: z.number().positive().nullable().openapi({
+      description: 'USD price of the native token from the price chain; null when no price source answered.',
+      example: 3012.45,
+    }),
+    executionGasCostUsd: usd(
+      'Cost of a 21,000-gas transfer at the current gas price (21,000 x gasPriceGwei x nativeUsd). Null when ' +
+        'the gas price or the price is unknown.',
+    ),
+    estimatedL1DataFeeUsd: usd(
+      'OP Stack only (Optimism, Base): L1 data fee of a serialized EIP-1559 ETH transfer, from the ' +
+        'GasPriceOracle predeploy (getL1Fee), in USD at the ETH price. Null for Arbitrum and Polygon, and ' +
+        'for an OP Stack network whose oracle call failed (feeCompleteness is then `execution_only`).',
+    ),
+    estimatedWalletFeeUsd: usd(
+      'What a wallet pays for the transfer: execution + L1 data fee on OP Stack, the execution cost on ' +
+        'Arbitrum and Polygon. Null when a part is unknown; fall back to executionGasCostUsd.',
+    ),
+    feeCompleteness: z.enum(['execution_only', 'full_estimate']).openapi({
+      description:
+        '`full_estimate` when the wallet fee covers the whole fee (Optimism, Base, Polygon); ' +
+        '`execution_only` for Arbitrum (its L1 component is charged as extra gas units) and for an OP ' +
+        'Stack network whose L1 fee could not be read.',
+    }),
+    feeModel: z.enum(['rollup_arbitrum_nitro', 'rollup_op_stack', 'sidechain']),
+    blurb: z.string().openapi({ description: 'One sentence on what the network is.' }),
+    feeNote: z.string().openapi({
+      description:
+        'What the fee figures include, and any degradation of this reading: L1 fee unavailable, served ' +
+        'from the last good reading (with its time), reading unavailable, or price unavailable.',
+    }),
+  })
+  .openapi('L2NetworkReading');
+
+/** Body of GET /api/l2-gas (SPEC.md 2.10). */
+export const L2GasResponseSchema = EnvelopeSchema.extend({
+  networks: z.array(L2NetworkReadingSchema).length(L2_NETWORK_IDS.length).openapi({
+    description:
+      'Always the four networks, in the order arbitrum, optimism, base, polygon, whatever failed upstream.',
+  }),
+  fetchedAt: z.iso.datetime().openapi({ description: 'When this answer was assembled from the networks.' }),
+}).openapi('L2GasResponse');
+
+export type L2NetworkReading = z.infer<typeof L2NetworkReadingSchema>;
+export type L2GasResponse = z.infer<typeof L2GasResponseSchema>;

@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import type { L2NetworkId } from '../config';
+import type { AppDeps } from '../deps';
+import { L2_NETWORKS, type L2Network } from '../l2/networks';
+import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
+import type { L2NetworkReading } from '../schemas/l2-gas';
+import type { L2Snapshot } from '../store/history-writes';
+import { readL2Network } from '../upstream/l2-gas-price';
+import { RpcPoolError } from '../upstream/rpc-errors';
+import { getTokenPrice } from './eth-price';
+
+/** SPEC.md 4.3: L2 gas refreshes every 60 seconds. */
+export const L2_GAS_TTL_MS = 60_000;
+/** A degraded answer (a network or a price missing) is retried sooner than a complete one. */
+export const L2_GAS_DEGRADED_TTL_MS = 15_000;
+/** A network's last good reading is served for at most this long after every provider failed. */
+export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
+const CACHE_KEY = 'l2-gas';
+/** The last-known-good store may be a remote Redis; it must cost a request little when it is down. */
+const STORE_TIMEOUT_MS = 1_000;
+
+/** The per-network figures the snapshot job stores (SPEC.md 2.11, decision 15). */
+export interface L2NetworkSnapshot {
+  network: L2NetworkId;
+  /** `live`: read just now; `last-good`: every provider failed, an older reading is served; else none. */
+  status: NetworkFacts['status'];
+  /** When the gas price was read upstream (epoch ms); null when unavailable. */
+  fetchedAt: number | null;
+  gasPriceGwei: number | null;
+  executionGasCostUsd: number | null;
+  l1DataFeeUsd: number | null;
+  nativeUsd: number | null;
+}
+
+/** One assembled answer: the served networks (SPEC order), their snapshot figures and its time. */
+export interface L2GasResult {
+  fetchedAt: number;
+  networks: L2NetworkReading[];
+  snapshots: L2NetworkSnapshot[];
+  /** True when any network, L1 fee or price is missing or stale; such answers are cached briefly. */
+  degraded: boolean;
+}
+
+// Validated on every read: the store is shared and may hold anything.
+const StoredReadingSchema = z.object({
+  gasPriceWei: z.string().regex(/^\d+$/),
+  l1FeeWei: z.string().regex(/^\d+$/).nullable(),
+  readAt: z.number().int().positive(),
+});
+
+const storeKey = (id: L2NetworkId) => `l2-gas:${id}`;
+
+/**
+ * Returns the four L2 networks (SPEC.md 2.10), cached 60 s per process with concurrent callers
+ * coalesced. The networks and the ETH and POL prices are read in parallel. It never throws: a network
+ * whose providers all fail is served from its last good reading (at most 5 minutes old) or with null
+ * numbers, and a missing price leaves the USD fields null while the gwei figures stay.
+ */
+export async function getL2Gas(deps: AppDeps): Promise<L2GasResult> {
+  const previous = deps.cache.peek<L2GasResult>(CACHE_KEY);
+  const ttl = previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS;
+  return deps.cache.get(CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS));
+}
+
+/** One row for the L2 history table, without its slot (the snapshot job assigns that). */
+export type L2SnapshotRow = Omit<L2Snapshot, 'slotStart'>;
+
+/**
+ * Picks the rows the snapshot job may store from an answer: live readings with a price only, since
+ * the history holds fresh samples (a last good reading is already stored) and its USD columns are not
+ * nullable.
+ */
+export function selectL2SnapshotRows(result: L2GasResult): L2SnapshotRow[] {
+  const rows: L2SnapshotRow[] = [];
+  for (const s of result.snapshots) {
+    if (s.status !== 'live' || s.fetchedAt === null || s.gasPriceGwei === null) continue;
+    if (s.executionGasCostUsd === null || s.nativeUsd === null) continue;
+    rows.push({
+      network: s.network,
+      readAt: s.fetchedAt,
+      gasPriceGwei: s.gasPriceGwei,
+      executionGasCostUsd: s.executionGasCostUsd,
+      l1DataFeeUsd: s.l1DataFeeUsd,
+      nativeUsd: s.nativeUsd,
+    });
+  }
+  return rows;
+}
+
+async function loadL2Gas(deps: AppDeps, networks: readonly L2Network[]): Promise<L2GasResult> {
+  const [prices, ...facts] = await Promise.all([
+    readPrices(deps, networks),
+    ...networks.map((network) => readFacts(deps, network)),
+  ]);
+  const now = deps.now();
+  const presented = networks.map((network, i) =>
+    presentNetwork(network, facts[i] as NetworkFacts, prices, now),
+  );
+  return {
+    fetchedAt: now,
+    networks: presented.map((p) => p.reading),
+    snapshots: presented.map(toSnapshot),
+    degraded: presented.some(
+      (p) => p.status !== 'live' || p.l1FeeMissing || p.reading.executionGasCostUsd === null,
+    ),
+  };
+}
+
+async function readPrices(deps: AppDeps, networks: readonly L2Network[]): Promise<TokenPrices> {
+  const needsPol = networks.some((n) => n.nativeToken === 'POL');
+  const [eth, pol] = await Promise.all([
+    getTokenPrice(deps, 'ETH'),
+    needsPol ? getTokenPrice(deps, 'POL') : Promise.resolve(null),
+  ]);
+  return { ETH: eth.usd, POL: pol?.usd ?? null };
+}
+
+/** Reads one network live, else its last good reading, else nothing; never throws. */
+async function readFacts(deps: AppDeps, network: L2Network): Promise<NetworkFacts> {
+  try {
+    const live = await readL2Network(deps, network);
+    const stored = {
+      gasPriceWei: live.gasPriceWei.toString(),
+      l1FeeWei: live.l1FeeWei?.toString() ?? null,
+      readAt: live.readAt,
+    };
+    await settleWithin(deps.lastGood.set(storeKey(network.id), stored, live.readAt), STORE_TIMEOUT_MS).catch(
+      (error: unknown) =>
+        deps.log.warn('l2 last good not saved', { network: network.id, error: String(error).slice(0, 200) }),
+    );
+    return { status: 'live', gasPriceWei: live.gasPriceWei, l1FeeWei: live.l1FeeWei, readAt: live.readAt };
+  } catch (error) {
+    // Only labels and failure kinds are logged: other error texts may embed a provider URL and its key.
+    const failures = error instanceof RpcPoolError ? error.failures : [{ kind: 'unexpected' }];
+    deps.log.warn('l2 network unavailable live', { network: network.id, failures });
+  }
+  const lastGood = await readLastGood(deps, network.id);
+  if (lastGood && deps.now() - lastGood.readAt <= L2_LAST_GOOD_MAX_AGE_MS) {
+    return {
+      status: 'last-good',
+      gasPriceWei: BigInt(lastGood.gasPriceWei),
+      l1FeeWei: lastGood.l1FeeWei === null ? null : BigInt(lastGood.l1FeeWei),
+      readAt: lastGood.readAt,
+    };
+  }
+  return { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null };
+}
+
+async function readLastGood(deps: AppDeps, id: L2NetworkId) {
+  try {
+    const hit = await settleWithin(deps.lastGood.get<unknown>(storeKey(id)), STORE_TIMEOUT_MS);
+    if (!hit) return null;
+    const parsed = StoredReadingSchema.safeParse(hit.value);
+    if (parsed.success) return parsed.data;
+    deps.log.warn('ignored an unreadable l2 last good reading', { network: id });
+  } catch (error) {
+    deps.log.warn('l2 last good not read', { network: id, error: String(error).slice(0, 200) });
+  }
+  return null;
+}
+
+function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {
+  return {
+    network: p.reading.id,
+    status: p.status,
+    fetchedAt: p.readAt,
+    gasPriceGwei: p.reading.gasPriceGwei,
+    executionGasCostUsd: p.reading.executionGasCostUsd,
+    l1DataFeeUsd: p.reading.estimatedL1DataFeeUsd,
+    nativeUsd: p.reading.nativeUsd,
+  };
+}
+
+/** Resolves like `promise`, or rejects after `ms`: a store that never answers cannot hold the answer. */
+function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => {});
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

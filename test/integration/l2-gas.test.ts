@@ -1,0 +1,272 @@
+import { parseGwei } from 'viem';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import type { AppDeps } from '../../lib/deps';
+import { type L2GasResponse, L2GasResponseSchema } from '../../lib/schemas/l2-gas';
+import { createTestDeps } from '../helpers/deps';
+import { L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+
+// One clock for the app and the simulators' chain heads, moved by tests to step past caches.
+let clock = Date.now();
+const now = () => clock;
+let up: Upstreams;
+
+const ETH_USD = 3012.5;
+const POL_USD = 0.2345;
+const GAS = {
+  arbitrum: parseGwei('0.0103'),
+  optimism: 1_234_567n, // 0.001234567 gwei: sub-gwei digits must survive
+  base: parseGwei('0.0061'),
+  polygon: parseGwei('31.25'),
+} as const;
+const L1_FEE = { optimism: 41_234_567_890n, base: 9_876_543_210n } as const;
+
+beforeAll(async () => {
+  up = await startUpstreams({ now });
+});
+afterEach(async () => {
+  await up.reset();
+  clock = Date.now();
+});
+afterAll(async () => {
+  await up?.close();
+});
+
+/** Sets known prices, gas prices and L1 fees on every simulator (reset clears them). */
+function setKnownState() {
+  up.coingecko.setPrice('ETH', { usd: ETH_USD });
+  up.coingecko.setPrice('POL', { usd: POL_USD });
+  for (const name of L2_NAMES) for (const sim of up.l2[name]) sim.setGasPrice(GAS[name]);
+  for (const name of ['optimism', 'base'] as const) for (const sim of up.l2[name]) sim.setL1Fee(L1_FEE[name]);
+}
+
+/** USD of `wei` at `usd` per token, computed the way SPEC.md states it. */
+const usdOf = (wei: bigint, usd: number) => (Number(wei) / 1e18) * usd;
+
+/** A fresh app (own cache, provider health, last-good store); a short budget keeps hang tests quick. */
+function instance(overrides: Partial<AppDeps> = {}) {
+  const deps = createTestDeps(
+    { ...up.env, UPSTREAM_TIMEOUT_MS: '500', PUBLIC_BASE_URL: 'https://gas.test' },
+    { now, ...overrides },
+  );
+  const app = createApp(deps);
+  return {
+    deps,
+    async get() {
+      const res = await app.request('/api/l2-gas');
+      const raw = await res.text();
+      return {
+        status: res.status,
+        cacheControl: res.headers.get('Cache-Control'),
+        raw,
+        body: L2GasResponseSchema.parse(JSON.parse(raw)),
+      };
+    },
+  };
+}
+
+function item(body: L2GasResponse, id: string) {
+  const found = body.networks.find((n) => n.id === id);
+  if (!found) throw new Error(`no ${id} in the answer`);
+  return found;
+}
+
+/** Checks the envelope, the four networks in SPEC order and that no secret leaked. */
+function expectWellFormed(result: { status: number; raw: string; body: L2GasResponse }, logs: string[]) {
+  expect(result.status).toBe(200);
+  expect(result.body.networks.map((n) => n.id)).toEqual(['arbitrum', 'optimism', 'base', 'polygon']);
+  expect(result.body.tier).toBe('free');
+  expect(result.body.citation).toMatch(new RegExp(`updated ${result.body.fetchedAt.replace(/\./g, '\\.')}$`));
+  for (const secret of up.secrets) {
+    expect(result.raw).not.toContain(secret);
+    expect(logs.join('\n')).not.toContain(secret);
+  }
+}
+
+function expectLive(body: L2GasResponse, id: keyof typeof GAS) {
+  const n = item(body, id);
+  const native = id === 'polygon' ? POL_USD : ETH_USD;
+  const execution = usdOf(21_000n * GAS[id], native);
+  expect(n.gasPriceGwei).toBe(Number(GAS[id]) / 1e9);
+  expect(n.nativeUsd).toBe(native);
+  expect(Math.abs((n.executionGasCostUsd ?? 0) - execution)).toBeLessThan(0.005);
+  expect(Math.abs((n.executionGasCostUsd ?? 0) - execution) / execution).toBeLessThanOrEqual(0.0005);
+  if (id === 'optimism' || id === 'base') {
+    const l1 = usdOf(L1_FEE[id], ETH_USD);
+    expect(Math.abs((n.estimatedL1DataFeeUsd ?? 0) - l1) / l1).toBeLessThanOrEqual(0.0005);
+    expect(
+      Math.abs((n.estimatedWalletFeeUsd ?? 0) - (execution + l1)) / (execution + l1),
+    ).toBeLessThanOrEqual(0.0005);
+    expect(n.feeCompleteness).toBe('full_estimate');
+  } else {
+    expect(n.estimatedL1DataFeeUsd).toBeNull();
+    expect(n.estimatedWalletFeeUsd).toBe(n.executionGasCostUsd);
+  }
+}
+
+describe('GET /api/l2-gas', () => {
+  it('serves the four networks live, with the L1 data fee on the OP Stack ones', async () => {
+    setKnownState();
+    const { deps, get } = instance();
+    const result = await get();
+    expectWellFormed(result, deps.logs);
+    expect(result.cacheControl).toBe('public, max-age=60, s-maxage=60');
+    for (const name of L2_NAMES) expectLive(result.body, name);
+    expect(item(result.body, 'arbitrum')).toMatchObject({
+      name: 'Arbitrum One',
+      nativeToken: 'ETH',
+      feeModel: 'rollup_arbitrum_nitro',
+      feeCompleteness: 'execution_only',
+    });
+    expect(item(result.body, 'optimism').feeModel).toBe('rollup_op_stack');
+    expect(item(result.body, 'base').feeModel).toBe('rollup_op_stack');
+    expect(item(result.body, 'polygon')).toMatchObject({
+      nativeToken: 'POL',
+      feeModel: 'sidechain',
+      feeCompleteness: 'full_estimate',
+    });
+  });
+
+  it('reads each network once for concurrent requests, and from the cache within 60 s', async () => {
+    const { get } = instance();
+    await Promise.all([get(), get(), get()]);
+    clock += 59_000;
+    await get();
+    for (const name of L2_NAMES) {
+      const gasPriceCalls = up.l2[name].reduce(
+        (sum, sim) => sum + (sim.requests.byMethod.eth_gasPrice ?? 0),
+        0,
+      );
+      expect(gasPriceCalls).toBe(1);
+    }
+  });
+
+  it('serves Base without its L1 fee, as execution_only, when every getL1Fee call fails', async () => {
+    setKnownState();
+    await Promise.all(
+      up.l2.base.map((sim) =>
+        sim.fault('rpc-error', { methods: ['eth_call'], code: -32000, message: 'execution reverted' }),
+      ),
+    );
+    const { deps, get } = instance();
+    const result = await get();
+    expectWellFormed(result, deps.logs);
+    const base = item(result.body, 'base');
+    expect(base.gasPriceGwei).toBe(0.0061);
+    const execution = usdOf(21_000n * GAS.base, ETH_USD);
+    expect(Math.abs((base.executionGasCostUsd ?? 0) - execution) / execution).toBeLessThanOrEqual(0.0005);
+    expect(base.estimatedL1DataFeeUsd).toBeNull();
+    expect(base.estimatedWalletFeeUsd).toBeNull();
+    expect(base.feeCompleteness).toBe('execution_only');
+    expect(base.feeNote).toMatch(/L1 data fee could not be read/);
+    expectLive(result.body, 'optimism');
+    expect(result.cacheControl).toBe('public, max-age=15, s-maxage=15');
+  });
+
+  it('serves Base without its L1 fee when getL1Fee hangs, without losing the gas price', async () => {
+    setKnownState();
+    await Promise.all(up.l2.base.map((sim) => sim.fault('hang', { methods: ['eth_call'] })));
+    const { get } = instance();
+    const base = item((await get()).body, 'base');
+    expect(base.gasPriceGwei).toBe(0.0061);
+    expect(base.estimatedL1DataFeeUsd).toBeNull();
+    expect(base.feeCompleteness).toBe('execution_only');
+  });
+
+  it("reads Base's L1 fee from the next provider when only the first one's getL1Fee fails", async () => {
+    setKnownState();
+    await up.l2.base[0]?.fault('rpc-error', { methods: ['eth_call'] });
+    const { get } = instance();
+    const result = await get();
+    expectLive(result.body, 'base');
+    expect(up.l2.base[1]?.requests.byMethod.eth_call).toBeGreaterThanOrEqual(1);
+  });
+
+  it('serves the gwei figures with null USD fields when every price source is down', async () => {
+    setKnownState();
+    await Promise.all([up.coingecko, up.coinbase, up.kraken].map((sim) => sim.fault('http-500')));
+    const { deps, get } = instance();
+    const result = await get();
+    expectWellFormed(result, deps.logs);
+    for (const name of L2_NAMES) {
+      const n = item(result.body, name);
+      expect(n.gasPriceGwei).toBe(Number(GAS[name]) / 1e9);
+      expect(n).toMatchObject({
+        nativeUsd: null,
+        executionGasCostUsd: null,
+        estimatedL1DataFeeUsd: null,
+        estimatedWalletFeeUsd: null,
+      });
+      expect(n.feeNote).toMatch(/USD figures unavailable/);
+    }
+    // A degraded answer is cached 15 s, not 60 s, in the process and at the edge.
+    expect(result.cacheControl).toBe('public, max-age=15, s-maxage=15');
+    const gasPriceCalls = () =>
+      up.l2.arbitrum.reduce((sum, sim) => sum + (sim.requests.byMethod.eth_gasPrice ?? 0), 0);
+    clock += 14_000;
+    await get();
+    expect(gasPriceCalls()).toBe(1);
+    clock += 2_000;
+    await get();
+    expect(gasPriceCalls()).toBe(2);
+  });
+
+  it('serves a network from its last good reading for 5 minutes after its providers fail, then null numbers', async () => {
+    setKnownState();
+    const { get } = instance();
+    expectLive((await get()).body, 'optimism');
+    await Promise.all(up.l2.optimism.map((sim) => sim.fault('refuse')));
+    clock += 61_000;
+    const stale = item((await get()).body, 'optimism');
+    expect(stale.gasPriceGwei).toBe(0.001234567);
+    expect(stale.estimatedL1DataFeeUsd).not.toBeNull();
+    expect(stale.feeNote).toMatch(/last good reading, taken at .* \(61 s earlier\)/);
+    clock += 4 * 60_000;
+    const unavailable = (await get()).body;
+    expect(item(unavailable, 'optimism')).toMatchObject({
+      gasPriceGwei: null,
+      nativeUsd: ETH_USD,
+      executionGasCostUsd: null,
+      estimatedL1DataFeeUsd: null,
+      estimatedWalletFeeUsd: null,
+    });
+    expect(item(unavailable, 'optimism').feeNote).toMatch(/^Reading unavailable/);
+    expectLive(unavailable, 'base');
+  });
+
+  it('answers without a network when the last-good store hangs or holds something unreadable', async () => {
+    setKnownState();
+    await Promise.all(up.l2.optimism.map((sim) => sim.fault('refuse')));
+    const hanging = instance({
+      lastGood: { get: () => new Promise(() => {}), set: () => new Promise(() => {}) },
+    });
+    const first = await hanging.get();
+    expectWellFormed(first, hanging.deps.logs);
+    expect(item(first.body, 'optimism').gasPriceGwei).toBeNull();
+    expectLive(first.body, 'base');
+
+    const garbage = { value: { gasPriceWei: '12abc', l1FeeWei: null, readAt: clock }, storedAt: clock };
+    const unreadable = instance({
+      lastGood: { get: async <T>() => garbage as { value: T; storedAt: number }, set: async () => {} },
+    });
+    const second = await unreadable.get();
+    expect(item(second.body, 'optimism').feeNote).toMatch(/^Reading unavailable/);
+    expect(
+      unreadable.deps.logs.some((line) => line.includes('ignored an unreadable l2 last good reading')),
+    ).toBe(true);
+  });
+
+  it('documents the endpoint and its partial failure in /openapi.json', async () => {
+    const deps = createTestDeps({ ...up.env, PUBLIC_BASE_URL: 'https://gas.test' });
+    const doc = (await (await createApp(deps).request('/openapi.json')).json()) as {
+      paths: Record<string, { get?: { description?: string; responses?: Record<string, unknown> } }>;
+      components: { schemas: Record<string, unknown> };
+    };
+    const operation = doc.paths['/api/l2-gas']?.get;
+    expect(operation?.description).toMatch(/Partial failure/);
+    expect(operation?.description).toMatch(/last good reading/);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200']);
+    expect(doc.components.schemas).toHaveProperty('L2GasResponse');
+    expect(doc.components.schemas).toHaveProperty('L2NetworkReading');
+  });
+});

@@ -1,0 +1,158 @@
+import {
+  createPublicClient,
+  decodeFunctionResult,
+  encodeFunctionData,
+  formatEther,
+  http,
+  parseAbi,
+  parseEther,
+  parseGwei,
+} from 'viem';
+import { optimism } from 'viem/chains';
+import { estimateL1Fee } from 'viem/op-stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getL2Network, type L2Network } from '../../lib/l2/networks';
+import { presentNetwork } from '../../lib/l2/present';
+import { readL2Network } from '../../lib/upstream/l2-gas-price';
+import { readL1FeeWei, serializeRepresentativeTransfer } from '../../lib/upstream/op-l1-fee';
+import { createTestDeps } from '../helpers/deps';
+import { type EdrOpNode, startEdrOpNode } from './helpers/edr-op-node';
+import { setL1OracleState } from './helpers/edr-op-oracle';
+
+// Hardhat 3's EDR with chainType 'op' runs the real OP Stack predeploys, the GasPriceOracle among them.
+const CHAIN_ID = 31337;
+const ORACLE = '0x420000000000000000000000000000000000000F';
+const oracleAbi = parseAbi(['function getL1Fee(bytes _data) view returns (uint256)']);
+
+/** OP Mainnet's post-Ecotone scalars with a busy L1: 12 gwei base fee, 3 gwei blob base fee. */
+const BUSY_L1 = {
+  l1BaseFee: parseGwei('12'),
+  blobBaseFee: parseGwei('3'),
+  baseFeeScalar: 5227,
+  blobBaseFeeScalar: 1_014_213,
+};
+
+let node: EdrOpNode;
+let network: L2Network;
+
+/** The contract's own answer for `bytes`, asked directly of the EIP-1193 provider (no project code). */
+async function contractL1Fee(bytes: `0x${string}`): Promise<bigint> {
+  const data = encodeFunctionData({ abi: oracleAbi, functionName: 'getL1Fee', args: [bytes] });
+  const result = (await node.provider.request({
+    method: 'eth_call',
+    params: [{ to: ORACLE, data }, 'latest'],
+  })) as `0x${string}`;
+  return decodeFunctionResult({ abi: oracleAbi, functionName: 'getL1Fee', data: result });
+}
+
+function depsFor(urls: string[]) {
+  return createTestDeps({ OPTIMISM_RPC_URLS: urls.join(','), UPSTREAM_TIMEOUT_MS: '5000' });
+}
+
+beforeAll(async () => {
+  node = await startEdrOpNode({ chainId: CHAIN_ID });
+  await setL1OracleState(node.provider, BUSY_L1);
+  // The expected chain id is injected: EDR runs as chain 31337, not OP Mainnet's 10.
+  network = { ...getL2Network('optimism'), chainId: CHAIN_ID };
+});
+
+afterAll(async () => {
+  await node?.close();
+});
+
+describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chainType op)', () => {
+  it("reads the same fee as the contract's own getL1Fee for the same bytes", async () => {
+    const bytes = serializeRepresentativeTransfer(CHAIN_ID);
+    const expected = await contractL1Fee(bytes);
+    expect(expected).toBeGreaterThan(0n);
+    const call = async (method: string, params: unknown[]) => {
+      const response = await fetch(node.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      const body = (await response.json()) as { result?: unknown };
+      return body.result;
+    };
+    expect(await readL1FeeWei(call, CHAIN_ID)).toBe(expected);
+  });
+
+  it("agrees with viem's estimateL1Fee for the same transfer", async () => {
+    const client = createPublicClient({ chain: { ...optimism, id: CHAIN_ID }, transport: http(node.url) });
+    const viemFee = await estimateL1Fee(client, {
+      account: '0x0000000000000000000000000000000000000001',
+      to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      value: parseEther('0.1'),
+      gasPriceOracleAddress: ORACLE,
+    });
+    expect(await contractL1Fee(serializeRepresentativeTransfer(CHAIN_ID))).toBe(viemFee);
+  });
+
+  it('follows the oracle when the L1 price moves', async () => {
+    const bytes = serializeRepresentativeTransfer(CHAIN_ID);
+    const before = await contractL1Fee(bytes);
+    await setL1OracleState(node.provider, { ...BUSY_L1, l1BaseFee: BUSY_L1.l1BaseFee * 2n });
+    try {
+      const after = (await readL2Network(depsFor([node.url]), network)).l1FeeWei;
+      expect(after).toBe(await contractL1Fee(bytes));
+      expect(after).toBeGreaterThan(before);
+    } finally {
+      await setL1OracleState(node.provider, BUSY_L1);
+    }
+  });
+
+  it('reads the gas price and the L1 fee through the provider pool in one attempt', async () => {
+    node.requests.clear();
+    const reading = await readL2Network(depsFor([node.url]), network);
+    const gasPrice = BigInt((await node.provider.request({ method: 'eth_gasPrice' })) as string);
+    expect(reading.gasPriceWei).toBe(gasPrice);
+    expect(reading.l1FeeWei).toBe(await contractL1Fee(serializeRepresentativeTransfer(CHAIN_ID)));
+    expect(reading.l1FeeFailure).toBeUndefined();
+    expect(reading.provider).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(node.requests.get('eth_call')).toBe(1);
+    expect(node.requests.get('eth_chainId')).toBe(1);
+  });
+
+  it('refuses the node when it is not the chain the network expects', async () => {
+    const deps = depsFor([node.url]);
+    await expect(readL2Network(deps, getL2Network('optimism'))).rejects.toMatchObject({
+      name: 'RpcPoolError',
+      failures: [expect.objectContaining({ kind: 'wrong-chain' })],
+    });
+  });
+
+  it.each([
+    ['a busy L1', BUSY_L1],
+    ['an L1 fee spike', { ...BUSY_L1, l1BaseFee: parseGwei('400'), blobBaseFee: parseGwei('150') }],
+  ])('converts the fees to USD right to the cent with %s', async (_label, state) => {
+    await setL1OracleState(node.provider, state);
+    const [reading, contractFee] = await Promise.all([
+      readL2Network(depsFor([node.url]), network),
+      contractL1Fee(serializeRepresentativeTransfer(CHAIN_ID)),
+    ]).finally(() => setL1OracleState(node.provider, BUSY_L1));
+    const ethUsd = 3187.42;
+    const served = presentNetwork(
+      network,
+      {
+        status: 'live',
+        gasPriceWei: reading.gasPriceWei,
+        l1FeeWei: reading.l1FeeWei,
+        readAt: reading.readAt,
+      },
+      { ETH: ethUsd, POL: null },
+      reading.readAt,
+    ).reading;
+    const l1Usd = Number(formatEther(contractFee)) * ethUsd;
+    const executionUsd = Number(formatEther(21_000n * reading.gasPriceWei)) * ethUsd;
+    const expectRight = (served: number | null, exact: number) => {
+      expect(served).not.toBeNull();
+      // To the cent, and sub-cent fees to 4 significant digits (rounding error at most 0.05 %).
+      expect(Math.abs((served ?? 0) - exact)).toBeLessThan(0.005);
+      expect(Math.abs((served ?? 0) - exact) / exact).toBeLessThanOrEqual(0.0005);
+    };
+    expectRight(served.estimatedL1DataFeeUsd, l1Usd);
+    expectRight(served.executionGasCostUsd, executionUsd);
+    expectRight(served.estimatedWalletFeeUsd, executionUsd + l1Usd);
+    expect(served.feeCompleteness).toBe('full_estimate');
+  });
+});

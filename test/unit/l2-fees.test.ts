@@ -1,0 +1,87 @@
+import { parseEther, parseGwei } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { computeFeesUsd, roundUsd, weiToGwei } from '../../lib/l2/fees';
+
+describe('weiToGwei', () => {
+  it('keeps sub-gwei digits down to one wei', () => {
+    expect(weiToGwei(1n)).toBe(0.000000001);
+    expect(weiToGwei(1_234_567n)).toBe(0.001234567);
+    expect(weiToGwei(parseGwei('0.01'))).toBe(0.01);
+    expect(weiToGwei(parseGwei('31.5'))).toBe(31.5);
+  });
+});
+
+describe('roundUsd', () => {
+  it('keeps four significant digits on sub-cent amounts', () => {
+    expect(roundUsd(0.000063123)).toBe(0.00006312);
+    expect(roundUsd(0.00123456)).toBe(0.001235);
+  });
+  it('is never coarser than a cent and keeps cents on large amounts', () => {
+    expect(roundUsd(1.23456)).toBe(1.235);
+    expect(roundUsd(123.456)).toBe(123.46);
+    expect(roundUsd(98_765.4321)).toBe(98_765.43);
+    expect(roundUsd(0)).toBe(0);
+  });
+});
+
+describe('computeFeesUsd', () => {
+  it('prices 21,000 gas at the gas price in the native token', () => {
+    // 21,000 x 0.01 gwei = 210 gwei = 0.00000021 ETH; at $3,000 that is $0.00063.
+    const fees = computeFeesUsd({
+      gasPriceWei: parseGwei('0.01'),
+      nativeUsd: 3000,
+      ethUsd: 3000,
+      hasL1DataFee: false,
+      l1FeeWei: null,
+    });
+    expect(fees).toEqual({ executionGasCostUsd: 0.00063, l1DataFeeUsd: null, walletFeeUsd: 0.00063 });
+  });
+
+  it('adds the L1 data fee, priced in ETH, on OP Stack networks', () => {
+    const fees = computeFeesUsd({
+      gasPriceWei: parseGwei('0.0012'),
+      nativeUsd: 2500,
+      ethUsd: 2500,
+      hasL1DataFee: true,
+      l1FeeWei: parseEther('0.000001'),
+    });
+    // 21,000 x 0.0012 gwei = 0.0000000252 ETH -> $0.000063; 0.000001 ETH -> $0.0025.
+    expect(fees.executionGasCostUsd).toBe(0.000063);
+    expect(fees.l1DataFeeUsd).toBe(0.0025);
+    expect(fees.walletFeeUsd).toBe(0.002563);
+  });
+
+  it('prices Polygon execution in POL and has no L1 fee', () => {
+    const fees = computeFeesUsd({
+      gasPriceWei: parseGwei('30'),
+      nativeUsd: 0.2,
+      ethUsd: 3000,
+      hasL1DataFee: false,
+      l1FeeWei: null,
+    });
+    // 21,000 x 30 gwei = 0.00063 POL at $0.20.
+    expect(fees).toEqual({ executionGasCostUsd: 0.000126, l1DataFeeUsd: null, walletFeeUsd: 0.000126 });
+  });
+
+  it('leaves the wallet fee null when an OP Stack L1 fee could not be read', () => {
+    const fees = computeFeesUsd({
+      gasPriceWei: parseGwei('0.001'),
+      nativeUsd: 2500,
+      ethUsd: 2500,
+      hasL1DataFee: true,
+      l1FeeWei: null,
+    });
+    expect(fees).toEqual({ executionGasCostUsd: 0.0000525, l1DataFeeUsd: null, walletFeeUsd: null });
+  });
+
+  it('gives null USD figures without a price', () => {
+    const fees = computeFeesUsd({
+      gasPriceWei: parseGwei('0.001'),
+      nativeUsd: null,
+      ethUsd: null,
+      hasL1DataFee: true,
+      l1FeeWei: 5n,
+    });
+    expect(fees).toEqual({ executionGasCostUsd: null, l1DataFeeUsd: null, walletFeeUsd: null });
+  });
+});

@@ -1,0 +1,155 @@
+import { parseGwei } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { getL2Network, L2_NETWORKS } from '../../lib/l2/networks';
+import { presentNetwork } from '../../lib/l2/present';
+import { L2NetworkReadingSchema } from '../../lib/schemas/l2-gas';
+import { type L2GasResult, selectL2SnapshotRows } from '../../lib/services/l2-gas';
+
+const NOW = Date.UTC(2026, 10, 22, 5, 0, 0);
+const PRICES = { ETH: 3000, POL: 0.25 };
+const live = (gasPriceWei: bigint, l1FeeWei: bigint | null = null) => ({
+  status: 'live' as const,
+  gasPriceWei,
+  l1FeeWei,
+  readAt: NOW,
+});
+
+describe('L2 networks', () => {
+  it('lists arbitrum, optimism, base, polygon with their chain ids and fee models', () => {
+    expect(L2_NETWORKS.map((n) => [n.id, n.chainId, n.feeModel, n.feeCompleteness, n.nativeToken])).toEqual([
+      ['arbitrum', 42161, 'rollup_arbitrum_nitro', 'execution_only', 'ETH'],
+      ['optimism', 10, 'rollup_op_stack', 'full_estimate', 'ETH'],
+      ['base', 8453, 'rollup_op_stack', 'full_estimate', 'ETH'],
+      ['polygon', 137, 'sidechain', 'full_estimate', 'POL'],
+    ]);
+  });
+});
+
+describe('presentNetwork', () => {
+  it('serves a full OP Stack estimate with the L1 fee in ETH', () => {
+    const { reading } = presentNetwork(
+      getL2Network('base'),
+      live(parseGwei('0.005'), 10n ** 12n),
+      PRICES,
+      NOW,
+    );
+    expect(L2NetworkReadingSchema.parse(reading)).toEqual(reading);
+    expect(reading).toMatchObject({
+      gasPriceGwei: 0.005,
+      nativeUsd: 3000,
+      executionGasCostUsd: 0.000315,
+      estimatedL1DataFeeUsd: 0.003,
+      estimatedWalletFeeUsd: 0.003315,
+      feeCompleteness: 'full_estimate',
+    });
+    expect(reading.feeNote).toMatch(/GasPriceOracle/);
+  });
+
+  it('downgrades an OP Stack reading without its L1 fee to execution_only and says so', () => {
+    const presented = presentNetwork(getL2Network('optimism'), live(parseGwei('0.001')), PRICES, NOW);
+    expect(presented.l1FeeMissing).toBe(true);
+    expect(presented.reading).toMatchObject({
+      estimatedL1DataFeeUsd: null,
+      estimatedWalletFeeUsd: null,
+      feeCompleteness: 'execution_only',
+    });
+    expect(presented.reading.feeNote).toMatch(/^Execution cost only: the L1 data fee could not be read/);
+  });
+
+  it('prices Polygon in POL and keeps its wallet fee equal to the execution cost', () => {
+    const { reading } = presentNetwork(getL2Network('polygon'), live(parseGwei('30')), PRICES, NOW);
+    expect(reading).toMatchObject({
+      nativeUsd: 0.25,
+      executionGasCostUsd: 0.0001575,
+      estimatedWalletFeeUsd: 0.0001575,
+    });
+  });
+
+  it('names the time and age of a last good reading', () => {
+    const readAt = NOW - 95_000;
+    const { reading } = presentNetwork(
+      getL2Network('arbitrum'),
+      { status: 'last-good', gasPriceWei: parseGwei('0.01'), l1FeeWei: null, readAt },
+      PRICES,
+      NOW,
+    );
+    expect(reading.gasPriceGwei).toBe(0.01);
+    expect(reading.feeNote).toContain(`taken at ${new Date(readAt).toISOString()} (95 s earlier)`);
+    expect(reading.feeNote).toContain('Execution cost only: Arbitrum');
+  });
+
+  it('serves null numbers with the network facts when no reading exists', () => {
+    const { reading } = presentNetwork(
+      getL2Network('polygon'),
+      { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null },
+      PRICES,
+      NOW,
+    );
+    expect(L2NetworkReadingSchema.parse(reading)).toEqual(reading);
+    expect(reading).toMatchObject({
+      id: 'polygon',
+      name: 'Polygon PoS',
+      gasPriceGwei: null,
+      executionGasCostUsd: null,
+    });
+    expect(reading.feeNote).toMatch(/^Reading unavailable: no Polygon PoS provider answered/);
+  });
+
+  it('keeps the gwei figures and says why USD is missing without a price', () => {
+    const { reading } = presentNetwork(
+      getL2Network('polygon'),
+      live(parseGwei('30')),
+      { ETH: 3000, POL: null },
+      NOW,
+    );
+    expect(reading).toMatchObject({ gasPriceGwei: 30, nativeUsd: null, executionGasCostUsd: null });
+    expect(reading.feeNote).toContain('no price source answered for POL');
+  });
+});
+
+describe('selectL2SnapshotRows', () => {
+  it('keeps only live readings that have a price', () => {
+    const snapshot = (
+      network: 'arbitrum' | 'optimism' | 'base' | 'polygon',
+      status: 'live' | 'last-good' | 'unavailable',
+      usd: number | null,
+    ) => ({
+      network,
+      status,
+      fetchedAt: status === 'unavailable' ? null : NOW - 1000,
+      gasPriceGwei: status === 'unavailable' ? null : 0.01,
+      executionGasCostUsd: usd,
+      l1DataFeeUsd: network === 'optimism' ? 0.002 : null,
+      nativeUsd: usd === null ? null : 3000,
+    });
+    const result: L2GasResult = {
+      fetchedAt: NOW,
+      networks: [],
+      degraded: true,
+      snapshots: [
+        snapshot('arbitrum', 'live', 0.00063),
+        snapshot('optimism', 'live', 0.00063),
+        snapshot('base', 'last-good', 0.0003),
+        snapshot('polygon', 'live', null),
+      ],
+    };
+    expect(selectL2SnapshotRows(result)).toEqual([
+      {
+        network: 'arbitrum',
+        readAt: NOW - 1000,
+        gasPriceGwei: 0.01,
+        executionGasCostUsd: 0.00063,
+        l1DataFeeUsd: null,
+        nativeUsd: 3000,
+      },
+      {
+        network: 'optimism',
+        readAt: NOW - 1000,
+        gasPriceGwei: 0.01,
+        executionGasCostUsd: 0.00063,
+        l1DataFeeUsd: 0.002,
+        nativeUsd: 3000,
+      },
+    ]);
+  });
+});
