@@ -1,0 +1,155 @@
+/**
+ * Gas forecast and send-or-wait decision: pure, explainable, pattern-based.
+ *
+ * Method (all in natural-log space, because gas moves multiplicatively):
+ * 1. Shape. From the last 4 weeks of hourly average-tier history, each hour is measured against a
+ *    smooth weekly level, and each of the 168 UTC hours of the week takes the median of those
+ *    deviations, shrunk toward hour-of-day + day-of-week medians (`seasonal-profile.ts`). The
+ *    learned shape is blended with a built-in shape derived from real mainnet data
+ *    (`fallback-profile.ts`), which counts as 4 weeks of data (scaled down when single hours
+ *    scatter less than 0.1 in log around the learned shape: clean history needs no prior).
+ *    Medians keep one-hour spikes out.
+ * 2. Level. The median of the deseasonalised values of the last 24 hours.
+ * 3. Anchor. The current reading's deviation d from level + shape persists with weight
+ *    0.2 + 0.8 * 0.8^k at k hours ahead: mostly gone within half a day (most excursions are
+ *    transient), a fifth kept all the way (some are level shifts).
+ *    forecast(k) = exp(level + shape(hour k) + weight(k) * d). Low and high ride on the average at
+ *    their typical distance (`tiers.ts`).
+ * 4. Confidence. The model is replayed from each hour of the last 14 days of history; the robust
+ *    spread of its log errors at each lead time, blended with a prior spread worth 48 errors
+ *    (0.35, or 0.5 on the fallback profile), gives sigma(k). Point confidence is the probability
+ *    that the outcome lands within a factor 1.25 of the forecast. Less history: more prior, wider.
+ * 5. Decision. At the cheapest predicted hour: wait only when the probability (under sigma there)
+ *    that its price comes in at least 10 % below the current one is at least 60 %; otherwise
+ *    send now. `expectedSavingsPct` is then 100 * (1 - forecast / current), else 0.
+ * 6. Fallback. With less than 7 days of history (span under 168 hours or fewer than 126 hourly
+ *    readings), the built-in shape stands in alone and `usingFallbackData` is true.
+ * A predicted hour is a low-fee window when it is cheaper than the cheapest quarter of the hours of
+ * a typical week at the current level.
+ * Constants are in `params.ts`, tuned on the first two thirds of the two real hourly series in
+ * shared/data only; `scripts/backtest.ts` scores the whole span and the held-out last third.
+ */
+import { decideSendOrWait } from './decision';
+import { confidenceFromSigma, measureErrorSpread } from './error-spread';
+import { FALLBACK_PROFILE } from './fallback-profile';
+import {
+  buildLogSeries,
+  countPresent,
+  HOUR_MS,
+  HOURS_PER_WEEK,
+  sliceBefore,
+  toHourIndex,
+} from './hourly-series';
+import { anchorWeight, forecastLogPath, type LogModel, measureLevel, seasonalAt } from './log-model';
+import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from './params';
+import { blendProfiles, learnSeasonalProfile } from './seasonal-profile';
+import { quantile, roundSignificant } from './stats';
+import { measureTierSpread, spreadOf, tiersAround } from './tiers';
+import { type ForecastInput, type GasForecast, HORIZON_HOURS, type Prediction } from './types';
+
+/** Readings needed in the last week-long span before the learned profile is trusted. */
+const MIN_LEARNED_READINGS = Math.round(HOURS_PER_WEEK * 0.75);
+
+/** Fits the log model to the history before the current hour; says whether the fallback stood in. */
+function fitModel(input: ForecastInput, params: ForecastParams): { model: LogModel; usingFallback: boolean } {
+  const nowHour = toHourIndex(input.now);
+  const series = sliceBefore(
+    buildLogSeries(input.history.map((point) => ({ time: point.time, value: point.average }))),
+    nowHour,
+  );
+  const readings = countPresent(series);
+  const span = series.values.length === 0 ? 0 : nowHour - series.start;
+  const usingFallback = span < HOURS_PER_WEEK || readings < MIN_LEARNED_READINGS;
+  if (usingFallback) {
+    return { model: { series, profile: Float64Array.from(FALLBACK_PROFILE), params }, usingFallback };
+  }
+  const learned = learnSeasonalProfile(series, {
+    weeks: params.profileWeeks,
+    shrinkCount: params.shrinkCount,
+  });
+  // Clean history needs no prior; real gas, scattering about 0.1 in log around its shape, gets all of it.
+  const priorWeeks = params.priorWeeks * Math.min(1, learned.noise / params.priorNoiseScale);
+  const windowHours = params.profileWeeks * HOURS_PER_WEEK;
+  const window = { start: nowHour - windowHours, values: series.values.slice(-windowHours) };
+  const learnedWeeks = countPresent(window) / HOURS_PER_WEEK;
+  const profile = blendProfiles(learned.profile, learnedWeeks, FALLBACK_PROFILE, priorWeeks);
+  return { model: { series, profile, params }, usingFallback };
+}
+
+/** Returns the log of the current average, falling back to the latest stored hour when it is unusable. */
+function anchorLogOf(input: ForecastInput, model: LogModel): number {
+  if (input.current.average > 0) return Math.log(input.current.average);
+  for (let i = model.series.values.length - 1; i >= 0; i--) {
+    const v = model.series.values[i] ?? Number.NaN;
+    if (!Number.isNaN(v)) return v;
+  }
+  throw new RangeError('forecastGas needs a positive current average or at least one stored hour');
+}
+
+/**
+ * Forecasts hourly gas for the horizon (points start at the next whole hour) and decides whether
+ * to send now or wait. Pure: the caller supplies history, the live reading and the clock.
+ */
+export function forecastGas(
+  input: ForecastInput,
+  params: ForecastParams = DEFAULT_FORECAST_PARAMS,
+): GasForecast {
+  const leads = HORIZON_HOURS[input.horizon];
+  const nowHour = toHourIndex(input.now);
+  const { model, usingFallback } = fitModel(input, params);
+  const anchorLog = anchorLogOf(input, model);
+  const path = forecastLogPath(model, nowHour, anchorLog, leads);
+  const prior = usingFallback ? params.fallbackPriorSigma : params.priorSigma;
+  const { sigmas } = measureErrorSpread(model, nowHour, leads, prior);
+
+  const measured = measureLevel(model, nowHour);
+  const level = Number.isNaN(measured) ? anchorLog - seasonalAt(model, nowHour) : measured;
+  const lowFeeCeiling = Math.exp(level + quantile(Array.from(model.profile), params.lowFeeQuantile));
+  const currentSpread = spreadOf(input.current);
+  const typicalSpread = measureTierSpread(input.history, input.now, params.levelHours);
+  const currentAverage = Math.exp(anchorLog);
+
+  const raw = path.map((logAverage, i) => {
+    const k = i + 1;
+    const weight = anchorWeight(params, k);
+    return {
+      hour: nowHour + k,
+      tiers: tiersAround(Math.exp(logAverage), currentSpread, typicalSpread, weight),
+      sigma: sigmas[i] ?? prior,
+    };
+  });
+  const predictions: Prediction[] = raw.map((point) => ({
+    timestamp: new Date(point.hour * HOUR_MS).toISOString(),
+    low: roundSignificant(point.tiers.low),
+    average: roundSignificant(point.tiers.average),
+    high: roundSignificant(point.tiers.high),
+    isLowFeeWindow: point.tiers.average <= lowFeeCeiling,
+    confidence: Math.round(confidenceFromSigma(point.sigma, params.confidenceTolerance) * 1000) / 1000,
+  }));
+
+  const candidates = raw.map((point) => ({
+    hour: point.hour,
+    average: point.tiers.average,
+    sigma: point.sigma,
+  }));
+  const decision = decideSendOrWait(currentAverage, input.now, candidates, params);
+  const bestIndex = candidates.reduce(
+    (best, c, i) => (c.average < (candidates[best]?.average ?? Number.POSITIVE_INFINITY) ? i : best),
+    0,
+  );
+  const best = predictions[bestIndex];
+  const cheaper =
+    best !== undefined && (candidates[bestIndex]?.average ?? Number.POSITIVE_INFINITY) < currentAverage;
+  return {
+    predictions,
+    usingFallbackData: usingFallback,
+    nextBestTime: cheaper
+      ? {
+          timestamp: best.timestamp,
+          gasPrices: { low: best.low, average: best.average, high: best.high },
+          confidence: best.confidence,
+        }
+      : null,
+    decision,
+  };
+}

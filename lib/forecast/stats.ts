@@ -1,0 +1,67 @@
+/** Returns the median of `values` (NaN when empty); the robust centre used throughout the forecaster. */
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** Returns the `q` quantile (0..1) of `values` with linear interpolation; NaN when empty. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = (sorted.length - 1) * Math.min(1, Math.max(0, q));
+  const below = Math.floor(position);
+  const above = Math.ceil(position);
+  const low = sorted[below] ?? Number.NaN;
+  const high = sorted[above] ?? low;
+  return low + (high - low) * (position - below);
+}
+
+/**
+ * Returns a robust standard deviation: the root mean square of `values` after dropping the largest
+ * `trim` share by magnitude, rescaled so a normal sample gives its true sigma. A few spikes in past
+ * errors then do not inflate the spread, yet the fat tail still widens it.
+ */
+export function trimmedRms(values: readonly number[], trim = 0.05): number {
+  if (values.length === 0) return Number.NaN;
+  const squares = values.map((v) => v * v).sort((a, b) => a - b);
+  const keep = Math.max(1, Math.round(squares.length * (1 - trim)));
+  let sum = 0;
+  for (let i = 0; i < keep; i++) sum += squares[i] ?? 0;
+  return Math.sqrt(sum / keep / trimmedNormalVarianceShare(trim));
+}
+
+/** Share of a standard normal's variance left after trimming the `trim` most extreme values. */
+function trimmedNormalVarianceShare(trim: number): number {
+  if (trim <= 0) return 1;
+  const z = inverseNormalTail(trim / 2);
+  // E[X^2; |X| < z] = 1 - trim - 2 z phi(z) for a standard normal.
+  const phi = Math.exp((-z * z) / 2) / Math.sqrt(2 * Math.PI);
+  return (1 - trim - 2 * z * phi) / (1 - trim);
+}
+
+/** Returns z with P(Z > z) = p for a standard normal (bisection; only used for a few constants). */
+function inverseNormalTail(p: number): number {
+  let lo = 0;
+  let hi = 10;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (1 - normalCdf(mid) > p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/** Returns the standard normal CDF (Abramowitz–Stegun 7.1.26, error below 1.5e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const poly =
+    t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  const erf = 1 - poly * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/** Rounds to `digits` significant digits, so sub-gwei fees keep their precision and big ones no noise. */
+export function roundSignificant(value: number, digits = 4): number {
+  if (value === 0 || !Number.isFinite(value)) return value;
+  return Number(value.toPrecision(digits));
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { CsvError, parseCsvSeries, parseTimeCell, splitCsvLine } from '../../scripts/lib/csv';
+
+describe('parseCsvSeries', () => {
+  it('reads the first two columns by default, ISO times, sorted by time', () => {
+    const rows = parseCsvSeries('time,gwei\n2024-01-01T01:00:00Z,2.5\n2024-01-01T00:00:00Z,0.125\n');
+    expect(rows).toEqual([
+      { time: Date.parse('2024-01-01T00:00:00Z'), value: 0.125 },
+      { time: Date.parse('2024-01-01T01:00:00Z'), value: 2.5 },
+    ]);
+  });
+
+  it('picks columns by name and reads Unix seconds', () => {
+    const text = 'a,unix_ts,b,close_gwei\nx,1730860552,y,26.0095\nx,1730864155,y,43.0291\n';
+    const rows = parseCsvSeries(text, { timeColumn: 'unix_ts', valueColumn: 'close_gwei' });
+    expect(rows).toEqual([
+      { time: 1730860552000, value: 26.0095 },
+      { time: 1730864155000, value: 43.0291 },
+    ]);
+  });
+
+  it('reads quoted fields and zone-less "YYYY-MM-DD HH:MM:SS" times as UTC', () => {
+    const rows = parseCsvSeries('"Date","Value (Wei)"\r\n"2023-05-03 13:49:00","15"\r\n', {
+      valueColumn: 'Value (Wei)',
+    });
+    expect(rows).toEqual([{ time: Date.parse('2023-05-03T13:49:00Z'), value: 15 }]);
+    expect(splitCsvLine('"a ""b""",c')).toEqual(['a "b"', 'c']);
+    expect(parseTimeCell('not a time')).toBeUndefined();
+  });
+
+  it('names the missing column and lists the ones that exist', () => {
+    expect(() => parseCsvSeries('t,v\n2024-01-01T00:00:00Z,1\n', { valueColumn: 'close_gwei' })).toThrow(
+      /value column "close_gwei" is not in the header \(columns: t, v\)/,
+    );
+    expect(() => parseCsvSeries('t\n2024-01-01T00:00:00Z\n')).toThrow(CsvError);
+  });
+
+  it('stops at an unreadable cell, naming its line and column', () => {
+    expect(() => parseCsvSeries('t,v\n2024-01-01T00:00:00Z,1\nyesterday,2\n')).toThrow(
+      /line 3: time column "t" holds "yesterday"/,
+    );
+    expect(() => parseCsvSeries('t,v\n2024-01-01T00:00:00Z,\n')).toThrow(/line 2: value column "v" holds ""/);
+  });
+
+  it('rejects an empty file', () => {
+    expect(() => parseCsvSeries('\n\n')).toThrow(/empty/);
+  });
+});
