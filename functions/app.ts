@@ -3,6 +3,11 @@ import type { AppDeps } from '../lib/deps';
 import { responseHeaders } from '../lib/http/headers';
 import { invalidQueryProblem } from '../lib/http/params';
 import { HttpProblem, problemResponse } from '../lib/http/problem';
+import { registerEthPrice } from './eth-price';
+import { registerGas } from './gas';
+import { registerGasHistory } from './gas-history';
+import { registerL2Gas } from './l2-gas';
+import { registerL2GasHistory } from './l2-gas-history';
 import { registerOpenApi } from './openapi';
 
 /** Hono environment of the app: every handler reads its dependencies from `c.var.deps`. */
@@ -30,6 +35,11 @@ export function createApp(deps: AppDeps): ApiApp {
 
   // Endpoints: one register call each.
   registerOpenApi(app);
+  registerL2Gas(app);
+  registerGas(app);
+  registerEthPrice(app);
+  registerGasHistory(app);
+  registerL2GasHistory(app);
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);

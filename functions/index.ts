@@ -4,7 +4,8 @@ import type { AppDeps } from '../lib/deps';
 import { createCoalescingCache } from '../lib/http/cache';
 import { sharedMaxAge } from '../lib/http/cache-control';
 import { createLogger } from '../lib/log';
-import { createMemoryLastGoodStore } from '../lib/store/last-good';
+import { createLastGoodStore } from '../lib/store/create-last-good';
+import { createNeonWithDb } from '../lib/store/neon';
 import { type ApiApp, createApp } from './app';
 
 /** Worker bindings: plain-text vars and secrets (see wrangler.toml). */
@@ -14,7 +15,6 @@ export type Env = Record<string, string | undefined>;
 const cache = createCoalescingCache();
 const state = new Map<string, unknown>();
 const log = createLogger();
-const memoryLastGood = createMemoryLastGoodStore();
 let built: { env: Env; config: Config; app: ApiApp; deps: AppDeps } | undefined;
 
 /** Builds (once per isolate and env) the app and its dependencies. */
@@ -27,8 +27,10 @@ function appFor(env: Env) {
     now: Date.now,
     log,
     cache,
-    lastGood: memoryLastGood,
-    withDb: () => Promise.reject(new Error('DATABASE_URL is not set')),
+    lastGood: createLastGoodStore(config, log),
+    withDb: config.databaseUrl
+      ? createNeonWithDb(config.databaseUrl)
+      : () => Promise.reject(new Error('DATABASE_URL is not set')),
     state,
   };
   built = { env, config, app: createApp(deps), deps };

@@ -5,7 +5,8 @@ import { type Config, parseConfig } from '../config';
 import type { AppDeps } from '../deps';
 import { createCoalescingCache } from '../http/cache';
 import { createLogger, type Logger } from '../log';
-import { createMemoryLastGoodStore } from '../store/last-good';
+import { createLastGoodStore } from '../store/create-last-good';
+import { type DatabaseEngine, nodeEngineSpec, openDatabase } from '../store/engines';
 import { startSlotScheduler } from './scheduler';
 
 /** The scheduler period of the Node host: one history slot. */
@@ -28,14 +29,17 @@ export async function startNodeHost(
 ): Promise<NodeHost> {
   const config: Config = parseConfig(env);
   const log = options.log ?? createLogger();
+  // The embedded (or configured) database is migrated before the first request or snapshot.
+  const engine: DatabaseEngine | undefined = options.deps?.withDb ? undefined : await openDatabase(nodeEngineSpec(config));
+  await engine?.migrate();
   const deps: AppDeps = {
     config,
     fetch: (input, init) => fetch(input, init),
     now: Date.now,
     log,
     cache: createCoalescingCache(),
-    lastGood: createMemoryLastGoodStore(),
-    withDb: () => Promise.reject(new Error('no database configured')),
+    lastGood: createLastGoodStore(config, log),
+    withDb: engine ? engine.withDb : () => Promise.reject(new Error('no database')),
     state: new Map(),
     ...options.deps,
   };
@@ -53,7 +57,7 @@ export async function startNodeHost(
   if (!config.publicBaseUrl) config.publicBaseUrl = `http://localhost:${port}`;
   const scheduler =
     options.scheduler === false ? undefined : startSlotScheduler((at) => runScheduledJobs(deps, at), SLOT_MS);
-  log.info('listening', { port });
+  log.info('listening', { port, database: engine?.kind ?? 'injected' });
 
   return {
     port,
@@ -61,6 +65,7 @@ export async function startNodeHost(
     async close() {
       await scheduler?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await engine?.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
+import { cacheControlFor } from '../../lib/http/cache-control';
 import { buildEnvelope } from '../../lib/http/envelope';
 import { enumQuery } from '../../lib/http/params';
 import { HttpProblem, problemResponses } from '../../lib/http/problem';
@@ -11,7 +12,7 @@ function appWithProbe() {
   const app = createApp(createTestDeps());
   const route = createRoute({
     method: 'get',
-    path: '/api/gas-history',
+    path: '/api/probe',
     request: {
       query: z.object({
         range: enumQuery('range', ['10m', '1d'], { description: 'window', default: '1d' }),
@@ -33,11 +34,27 @@ function appWithProbe() {
 }
 
 describe('HTTP conventions', () => {
-  it('stamps a 200 with CORS, the informational headers and the endpoint cache lifetime', async () => {
-    const res = await appWithProbe().request('/api/gas-history?network=arbitrum');
+  it('gives every endpoint of SPEC.md its refresh cadence as Cache-Control (decision 12)', () => {
+    const expected: Record<string, number> = {
+      '/api/dashboard': 30,
+      '/api/gas-predictions': 30,
+      '/api/gas-history': 30,
+      '/api/eth-price': 30,
+      '/api/l2-gas': 60,
+      '/api/l2-gas-history': 15,
+      '/openapi.json': 300,
+    };
+    for (const [path, seconds] of Object.entries(expected)) {
+      expect(cacheControlFor(path)).toBe(`public, max-age=${seconds}, s-maxage=${seconds}`);
+    }
+    expect(cacheControlFor('/api/probe')).toBeUndefined();
+  });
+
+  it('stamps a 200 with CORS and the informational headers, and no-store where no cadence applies', async () => {
+    const res = await appWithProbe().request('/api/probe?network=arbitrum');
     expect(res.status).toBe(200);
     expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
-    expect(res.headers.get('Cache-Control')).toBe('public, max-age=30, s-maxage=30');
+    expect(res.headers.get('Cache-Control')).toBe('no-store');
     expect(Object.fromEntries([...res.headers].filter(([k]) => k.startsWith('x-')))).toEqual({
       'x-api-tier': 'free',
       'x-ratelimit-limit': '1000',
@@ -61,7 +78,7 @@ describe('HTTP conventions', () => {
     ['repeated', '?network=base&network=base', 'network', 'is repeated'],
     ['invalid optional', '?network=base&range=1y', 'range', '"1y" is not an allowed value'],
   ])('answers 400 problem+json for a %s parameter', async (_case, query, name, reason) => {
-    const res = await appWithProbe().request(`/api/gas-history${query}`);
+    const res = await appWithProbe().request(`/api/probe${query}`);
     expect(res.status).toBe(400);
     expect(res.headers.get('Content-Type')).toBe('application/problem+json');
     expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
@@ -76,13 +93,13 @@ describe('HTTP conventions', () => {
   });
 
   it('does not echo an oversized value back in full', async () => {
-    const res = await appWithProbe().request(`/api/gas-history?network=${'x'.repeat(5000)}`);
+    const res = await appWithProbe().request(`/api/probe?network=${'x'.repeat(5000)}`);
     expect(res.status).toBe(400);
     expect((await res.text()).length).toBeLessThan(1000);
   });
 
   it('renders a thrown HttpProblem with Retry-After and no-store', async () => {
-    const res = await appWithProbe().request('/api/gas-history?network=base');
+    const res = await appWithProbe().request('/api/probe?network=base');
     expect(res.status).toBe(503);
     expect(res.headers.get('Retry-After')).toBe('30');
     expect(res.headers.get('Cache-Control')).toBe('no-store');
@@ -93,14 +110,14 @@ describe('HTTP conventions', () => {
     const missing = await app.request('/api/nope');
     expect(missing.status).toBe(404);
     expect(missing.headers.get('X-API-Tier')).toBe('free');
-    const wrong = await app.request('/api/gas-history', { method: 'DELETE' });
+    const wrong = await app.request('/api/probe', { method: 'DELETE' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('Allow')).toBe('GET, OPTIONS');
     expect(wrong.headers.get('Access-Control-Allow-Origin')).toBe('*');
   });
 
   it('answers a CORS preflight with 204 and the allowed methods and headers', async () => {
-    const res = await appWithProbe().request('/api/gas-history', {
+    const res = await appWithProbe().request('/api/probe', {
       method: 'OPTIONS',
       headers: { Origin: 'https://dapp.example', 'Access-Control-Request-Method': 'GET' },
     });
