@@ -3,9 +3,11 @@ import type { AppDeps } from '../lib/deps';
 import { responseHeaders } from '../lib/http/headers';
 import { invalidQueryProblem } from '../lib/http/params';
 import { HttpProblem, problemResponse } from '../lib/http/problem';
+import { registerDashboard } from './dashboard';
 import { registerEthPrice } from './eth-price';
 import { registerGas } from './gas';
 import { registerGasHistory } from './gas-history';
+import { registerGasPredictions } from './gas-predictions';
 import { registerL2Gas } from './l2-gas';
 import { registerL2GasHistory } from './l2-gas-history';
 import { registerOpenApi } from './openapi';
@@ -40,6 +42,8 @@ export function createApp(deps: AppDeps): ApiApp {
   registerEthPrice(app);
   registerGasHistory(app);
   registerL2GasHistory(app);
+  registerGasPredictions(app);
+  registerDashboard(app);
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);

@@ -1,0 +1,42 @@
+import { createRoute } from '@hono/zod-openapi';
+import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { problemResponses } from '../lib/http/problem';
+import { DashboardResponseSchema } from '../lib/schemas/forecast';
+import { getDashboard } from '../lib/services/dashboard';
+import type { ApiApp } from './app';
+
+const route = createRoute({
+  method: 'get',
+  path: '/api/dashboard',
+  summary: 'Everything a gas widget needs in one call',
+  description:
+    'Current mainnet tiers, the send-now-or-wait decision, a compact ETH price, the next best window, the 24 hourly ' +
+    'predictions and the last 24 hours of history in hourly buckets (empty when the store is unreachable). 503 only ' +
+    'when no live or recent mainnet reading exists.',
+  responses: {
+    200: { description: 'Dashboard.', content: { 'application/json': { schema: DashboardResponseSchema } } },
+    ...problemResponses(503),
+  },
+});
+
+/** Registers GET /api/dashboard (SPEC.md section 4, decision 10). */
+export function registerDashboard(app: ApiApp): void {
+  app.openapi(route, async (c) => {
+    const { deps } = c.var;
+    const d = await getDashboard(deps);
+    const { low, average, high, source } = d.currentGas;
+    return c.json(
+      {
+        ...buildEnvelope(d.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+        currentGas: { low, average, high, source },
+        decision: d.decision,
+        ethPrice: d.ethPrice,
+        nextBestWindow: d.nextBestWindow,
+        predictions: d.predictions,
+        compactHistory: d.compactHistory,
+        lastUpdated: d.lastUpdated,
+      },
+      200,
+    );
+  });
+}

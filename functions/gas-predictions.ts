@@ -1,0 +1,55 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { enumQuery } from '../lib/http/params';
+import { problemResponses } from '../lib/http/problem';
+import { GasPredictionsResponseSchema, TIMEFRAMES } from '../lib/schemas/forecast';
+import { getGasPredictions } from '../lib/services/gas-predictions';
+import type { ApiApp } from './app';
+
+const route = createRoute({
+  method: 'get',
+  path: '/api/gas-predictions',
+  summary: 'Hourly mainnet gas forecast with a send-now-or-wait decision',
+  description:
+    'Hourly forecast of the low / average / high tiers from the next whole hour (6, 12, 24 or 168 points), learned ' +
+    'from the hour-of-week pattern of stored snapshots and anchored to the live reading. With less than 7 days of ' +
+    'stored history, or when the store is unreachable, a built-in profile derived from real mainnet data stands in ' +
+    '(`usingFallbackData: true`). 503 only when no live or recent mainnet reading exists.',
+  request: {
+    query: z.object({
+      timeframe: enumQuery('timeframe', TIMEFRAMES, { description: 'Forecast horizon.', default: '24h' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'Forecast and decision.',
+      content: { 'application/json': { schema: GasPredictionsResponseSchema } },
+    },
+    ...problemResponses(400, 503),
+  },
+});
+
+/** Registers GET /api/gas-predictions (SPEC.md section 4, decision 8). */
+export function registerGasPredictions(app: ApiApp): void {
+  app.openapi(route, async (c) => {
+    const { timeframe } = c.req.valid('query');
+    const { deps } = c.var;
+    const p = await getGasPredictions(deps, timeframe);
+    const { low, average, high, source } = p.current;
+    return c.json(
+      {
+        ...buildEnvelope(p.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+        current: { low, average, high, source },
+        historical: p.historical,
+        predictions: p.predictions,
+        nextBestTime: p.nextBestTime,
+        decision: p.decision,
+        timeframe,
+        dataPoints: p.dataPoints,
+        lastUpdated: p.lastUpdated,
+        usingFallbackData: p.usingFallbackData,
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,96 @@
+import { z } from '@hono/zod-openapi';
+import { CurrentGasSchema, GasTierSchema } from './current-gas';
+import { EnvelopeSchema } from './envelope';
+import { EthPriceCompactSchema } from './eth-price';
+import { HistoryPointSchema } from './history';
+
+const gwei = (description: string) => z.number().nonnegative().openapi({ description });
+
+/** One hourly forecast point (SPEC.md 2.4). */
+export const PredictionSchema = z
+  .object({
+    timestamp: z.string().datetime().openapi({ description: 'Start of the forecast hour (UTC).' }),
+    low: gwei('Forecast low tier (gwei).'),
+    average: gwei('Forecast average tier (gwei).'),
+    high: gwei('Forecast high tier (gwei).'),
+    isLowFeeWindow: z
+      .boolean()
+      .openapi({ description: 'True when the hour lies in a predicted low-fee window.' }),
+    confidence: z
+      .number()
+      .min(0)
+      .max(1)
+      .openapi({ description: 'Confidence in the forecast for this hour, 0 to 1.' }),
+  })
+  .openapi('Prediction');
+
+/** The cheapest predicted hour (SPEC.md 2.5 and the gas-predictions `nextBestTime`). */
+export const NextBestWindowSchema = z
+  .object({
+    timestamp: z.string().datetime().openapi({ description: 'Start of the cheapest predicted window.' }),
+    gasPrices: GasTierSchema,
+    confidence: z.number().min(0).max(1).nullable(),
+  })
+  .openapi('NextBestWindow');
+
+/** Send now or wait (SPEC.md 2.6 and decision 1). */
+export const DecisionSchema = z
+  .object({
+    recommendation: z.enum(['wait', 'send_now']),
+    expectedSavingsPct: z.number().min(0).max(100).openapi({
+      description: 'Expected saving from waiting, in percent (12.5 means 12.5 %); 0 for `send_now`.',
+    }),
+    expectedGas: gwei('Expected average-tier gwei at the next best time.'),
+    nextBestEtaMinutes: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: 'Minutes until the cheapest predicted hour.' }),
+    nextBestAt: z.string().datetime().openapi({ description: 'Start of the cheapest predicted hour.' }),
+    confidence: z.number().min(0).max(1),
+  })
+  .openapi('Decision');
+
+/** Allowed `timeframe` values of /api/gas-predictions (SPEC 4.1). */
+export const TIMEFRAMES = ['6h', '12h', '24h', '7d'] as const;
+
+/** Body of GET /api/gas-predictions (SPEC.md section 4, decision 8). */
+export const GasPredictionsResponseSchema = EnvelopeSchema.extend({
+  current: CurrentGasSchema,
+  historical: z.array(HistoryPointSchema).openapi({
+    description: 'Hourly averages of the stored average tier over the same span back in time, oldest first.',
+  }),
+  predictions: z.array(PredictionSchema).openapi({
+    description: 'One point per hour from the next whole hour: 6, 12, 24 or 168 points.',
+  }),
+  nextBestTime: NextBestWindowSchema.nullable().openapi({
+    description: 'The cheapest predicted hour; null when no predicted hour is cheaper than now.',
+  }),
+  decision: DecisionSchema,
+  timeframe: z.enum(TIMEFRAMES),
+  dataPoints: z.number().int().nonnegative().openapi({ description: 'Stored snapshots the forecast used.' }),
+  lastUpdated: z
+    .string()
+    .datetime()
+    .openapi({ description: 'Time of the live reading the forecast is anchored to.' }),
+  usingFallbackData: z.boolean().openapi({
+    description:
+      'True when less than 7 days of stored history exist (or the store is unreachable) and the built-in ' +
+      'hour-of-week profile, derived from real mainnet data, stood in.',
+  }),
+}).openapi('GasPredictionsResponse');
+
+/** Body of GET /api/dashboard (SPEC.md section 4, decision 10). */
+export const DashboardResponseSchema = EnvelopeSchema.extend({
+  currentGas: CurrentGasSchema,
+  decision: DecisionSchema,
+  ethPrice: EthPriceCompactSchema,
+  nextBestWindow: NextBestWindowSchema.nullable(),
+  predictions: z
+    .array(PredictionSchema)
+    .openapi({ description: 'The 24 hourly points of the `24h` forecast.' }),
+  compactHistory: z.array(HistoryPointSchema).openapi({
+    description: 'The last 24 hours in hourly buckets, oldest first; empty when the store is unreachable.',
+  }),
+  lastUpdated: z.string().datetime(),
+}).openapi('DashboardResponse');

@@ -1,0 +1,42 @@
+import type { AppDeps } from '../deps';
+import type { HourlyGasPoint } from '../forecast';
+import { readHourlyHistory } from '../store/history-queries';
+
+/** How far back the forecaster looks: four weeks for the weekly shape, two more for its error replay. */
+export const FORECAST_HISTORY_DAYS = 35;
+const TTL_MS = 30_000;
+
+/** Hourly mainnet history as the forecaster and the hourly history fields use it. */
+export interface ForecastHistory {
+  hours: HourlyGasPoint[];
+  /** Stored snapshots behind `hours`. */
+  snapshotCount: number;
+  /** False when the store could not be read; `hours` is then empty. */
+  storeAvailable: boolean;
+}
+
+/**
+ * Reads the hourly history once per 30 s per process, whatever the number of requests. An
+ * unreachable store is not an error here: the forecast falls back to its built-in profile.
+ */
+export function getForecastHistory(
+  deps: Pick<AppDeps, 'cache' | 'withDb' | 'now' | 'log'>,
+): Promise<ForecastHistory> {
+  return deps.cache.get('forecast-history', TTL_MS, async () => {
+    const since = deps.now() - FORECAST_HISTORY_DAYS * 86_400_000;
+    try {
+      const { hours, snapshotCount } = await deps.withDb((db) => readHourlyHistory(db, since));
+      return { hours, snapshotCount, storeAvailable: true };
+    } catch (error) {
+      deps.log.warn('history store unavailable for the forecast', { error: String(error) });
+      return { hours: [], snapshotCount: 0, storeAvailable: false };
+    }
+  });
+}
+
+/** The hourly `{timestamp, gasPrice}` points of the stored average tier from `sinceMs` on, oldest first. */
+export function selectHourlyPoints(history: ForecastHistory, sinceMs: number) {
+  return history.hours
+    .filter((hour) => hour.time >= sinceMs)
+    .map((hour) => ({ timestamp: new Date(hour.time).toISOString(), gasPrice: hour.average }));
+}

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { DashboardResponseSchema, GasPredictionsResponseSchema } from '../../lib/schemas/forecast';
+import type { WithDb } from '../../lib/store/database';
+import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
+import { insertMainnetSnapshots, type MainnetSnapshot } from '../../lib/store/history-writes';
+import { SLOT_MS, slotStartOf } from '../../lib/store/slots';
+import { createTestDeps } from '../helpers/deps';
+import { startUpstreams, type Upstreams } from '../upstreams';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const HORIZONS = { '6h': 6, '12h': 12, '24h': 24, '7d': 168 } as const;
+
+/** Ten days of snapshots with a daily shape: cheap at 04:00 UTC, dear at 16:00 UTC. */
+function seededSnapshots(now: number): MainnetSnapshot[] {
+  const rows: MainnetSnapshot[] = [];
+  for (let slot = slotStartOf(now - 10 * DAY_MS); slot < now - SLOT_MS; slot += SLOT_MS) {
+    const hour = new Date(slot).getUTCHours();
+    const average = 20 + 10 * Math.sin(((hour - 10) / 24) * 2 * Math.PI);
+    rows.push({
+      slotStart: slot,
+      readAt: slot + 5_000,
+      blockNumber: null,
+      baseFeeGwei: average - 1,
+      lowGwei: average * 0.9,
+      averageGwei: average,
+      highGwei: average * 1.2,
+      source: 'import',
+    });
+  }
+  return rows;
+}
+
+describe('GET /api/gas-predictions and /api/dashboard', () => {
+  let up: Upstreams;
+  let seeded: DatabaseEngine;
+  let empty: DatabaseEngine;
+  let seededCount = 0;
+  const unreachable: WithDb = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+
+  beforeAll(async () => {
+    up = await startUpstreams();
+    [seeded, empty] = await Promise.all([openDatabase({ kind: 'pglite' }), openDatabase({ kind: 'pglite' })]);
+    await Promise.all([seeded.migrate(), empty.migrate()]);
+    seededCount = await seeded.withDb((db) => insertMainnetSnapshots(db, seededSnapshots(Date.now())));
+  });
+  afterAll(async () => {
+    await Promise.all([up.close(), seeded.close(), empty.close()]);
+  });
+  beforeEach(() => up.reset());
+
+  const appWith = (withDb: WithDb) => createApp(createTestDeps(up.env, { withDb }));
+
+  it.each(Object.entries(HORIZONS))('forecasts %s from stored history', async (timeframe, points) => {
+    const res = await appWith(seeded.withDb).request(`/api/gas-predictions?timeframe=${timeframe}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Cache-Control')).toBe('public, max-age=30, s-maxage=30');
+    const body = GasPredictionsResponseSchema.parse(await res.json());
+    expect(body.timeframe).toBe(timeframe);
+    expect(body.predictions).toHaveLength(points);
+    const nextHour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    expect(Date.parse(body.predictions[0]!.timestamp)).toBe(nextHour);
+    expect(body.usingFallbackData).toBe(false);
+    expect(body.dataPoints).toBe(seededCount);
+    expect(body.historical.length).toBeGreaterThanOrEqual(points);
+    expect(Date.parse(body.historical[0]!.timestamp)).toBeGreaterThanOrEqual(
+      nextHour - (points + 1) * HOUR_MS,
+    );
+    expect(body.current.source).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(body.citation).toMatch(/updated \d{4}-\d{2}-\d{2}T/);
+    if (body.decision.recommendation === 'send_now') expect(body.decision.expectedSavingsPct).toBe(0);
+    else expect(body.nextBestTime?.timestamp).toBe(body.decision.nextBestAt);
+  });
+
+  it('learns the stored daily shape: the cheapest predicted hour of the next day is near 04:00 UTC', async () => {
+    const res = await appWith(seeded.withDb).request('/api/gas-predictions?timeframe=24h');
+    const body = GasPredictionsResponseSchema.parse(await res.json());
+    const cheapest = body.predictions.reduce((a, b) => (b.average < a.average ? b : a));
+    expect([3, 4, 5]).toContain(new Date(cheapest.timestamp).getUTCHours());
+  });
+
+  it.each([
+    ['an empty store', () => empty.withDb],
+    ['an unreachable store', () => unreachable],
+  ])('answers from live data and the built-in profile with %s', async (_name, store) => {
+    const res = await appWith(store()).request('/api/gas-predictions');
+    expect(res.status).toBe(200);
+    const body = GasPredictionsResponseSchema.parse(await res.json());
+    expect(body.usingFallbackData).toBe(true);
+    expect(body.dataPoints).toBe(0);
+    expect(body.historical).toEqual([]);
+    expect(body.predictions).toHaveLength(24);
+  });
+
+  it('rejects a timeframe outside the allowed set with a 400 naming it', async () => {
+    const res = await appWith(seeded.withDb).request('/api/gas-predictions?timeframe=48h');
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { invalidParams: { name: string; allowed: string[] }[] };
+    expect(body.invalidParams[0]).toMatchObject({ name: 'timeframe', allowed: ['6h', '12h', '24h', '7d'] });
+  });
+
+  it('serves the dashboard with 24 predictions, the decision, the price and the last day of history', async () => {
+    const app = appWith(seeded.withDb);
+    const res = await app.request('/api/dashboard');
+    expect(res.status).toBe(200);
+    const body = DashboardResponseSchema.parse(await res.json());
+    expect(body.predictions).toHaveLength(24);
+    expect(body.ethPrice.usd).toBeGreaterThan(0);
+    expect(body.compactHistory.length).toBeGreaterThanOrEqual(24);
+    expect(body.compactHistory.length).toBeLessThanOrEqual(25);
+    const predictions = GasPredictionsResponseSchema.parse(
+      await (await app.request('/api/gas-predictions')).json(),
+    );
+    expect(body.predictions).toEqual(predictions.predictions);
+    expect(body.nextBestWindow).toEqual(predictions.nextBestTime);
+    expect(body.decision).toEqual(predictions.decision);
+  });
+
+  it('serves the dashboard with an empty compact history when the store is unreachable', async () => {
+    const res = await appWith(unreachable).request('/api/dashboard');
+    expect(res.status).toBe(200);
+    const body = DashboardResponseSchema.parse(await res.json());
+    expect(body.compactHistory).toEqual([]);
+    expect(body.predictions).toHaveLength(24);
+  });
+
+  it('reads the store once per refresh however many requests arrive', async () => {
+    let reads = 0;
+    const counting: WithDb = (fn) => {
+      reads += 1;
+      return seeded.withDb(fn);
+    };
+    const app = appWith(counting);
+    const paths = ['/api/dashboard', '/api/gas-predictions', '/api/gas-predictions?timeframe=7d'];
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => app.request(paths[i % 3]!)));
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(reads).toBe(1);
+  });
+
+  it('answers 503 problem+json when no mainnet reading exists at all', async () => {
+    for (const sim of up.mainnet) sim.fault('refuse');
+    up.etherscan.fault('http-500');
+    const app = appWith(seeded.withDb);
+    for (const path of ['/api/gas-predictions', '/api/dashboard']) {
+      const res = await app.request(path);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+      expect(res.headers.get('Retry-After')).toBe('30');
+    }
+  });
+});
