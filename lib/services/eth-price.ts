@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import { readPriceChain } from '../upstream/price-chain';
 import {
@@ -138,7 +139,7 @@ async function readLastGood(
   timeoutMs: number,
 ): Promise<PriceRecord | null> {
   try {
-    const hit = await withTimeout(deps.lastGood.get<unknown>(recordKey(token)), timeoutMs);
+    const hit = await settleWithin(deps.lastGood.get<unknown>(recordKey(token)), timeoutMs);
     if (!hit) return null;
     const parsed = PriceRecordSchema.safeParse(hit.value);
     if (parsed.success) return parsed.data;
@@ -152,20 +153,10 @@ async function readLastGood(
 async function writeLastGood(deps: AppDeps, token: PriceToken, record: PriceRecord, timeoutMs: number) {
   if (timeoutMs <= 0) return;
   try {
-    await withTimeout(deps.lastGood.set(recordKey(token), record, record.readAt), timeoutMs);
+    await settleWithin(deps.lastGood.set(recordKey(token), record, record.readAt), timeoutMs);
   } catch (error) {
     deps.log.warn('last-known-good price not saved', { token, error: String(error).slice(0, 200) });
   }
-}
-
-/** Resolves like `promise`, or rejects after `ms`; a store that never answers cannot hold a request. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  promise.catch(() => {});
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function newest(a: PriceRecord | null, b: PriceRecord | null): PriceRecord | null {

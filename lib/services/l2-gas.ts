@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { settleWithin } from '../async';
 import type { L2NetworkId } from '../config';
 import type { AppDeps } from '../deps';
 import { L2_NETWORKS, type L2Network } from '../l2/networks';
@@ -169,14 +170,4 @@ function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {
     l1DataFeeUsd: p.reading.estimatedL1DataFeeUsd,
     nativeUsd: p.reading.nativeUsd,
   };
-}
-
-/** Resolves like `promise`, or rejects after `ms`: a store that never answers cannot hold the answer. */
-function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  promise.catch(() => {});
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

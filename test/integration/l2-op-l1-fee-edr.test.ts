@@ -16,7 +16,7 @@ import { presentNetwork } from '../../lib/l2/present';
 import { readL2Network } from '../../lib/upstream/l2-gas-price';
 import { readL1FeeWei, serializeRepresentativeTransfer } from '../../lib/upstream/op-l1-fee';
 import { createTestDeps } from '../helpers/deps';
-import { type EdrOpNode, startEdrOpNode } from './helpers/edr-op-node';
+import { type EdrNode, startEdrNode } from './helpers/edr-node';
 import { setL1OracleState } from './helpers/edr-op-oracle';
 
 // Hardhat 3's EDR with chainType 'op' runs the real OP Stack predeploys, the GasPriceOracle among them.
@@ -32,7 +32,7 @@ const BUSY_L1 = {
   blobBaseFeeScalar: 1_014_213,
 };
 
-let node: EdrOpNode;
+let node: EdrNode;
 let network: L2Network;
 
 /** The contract's own answer for `bytes`, asked directly of the EIP-1193 provider (no project code). */
@@ -50,7 +50,7 @@ function depsFor(urls: string[]) {
 }
 
 beforeAll(async () => {
-  node = await startEdrOpNode({ chainId: CHAIN_ID });
+  node = await startEdrNode('op', { chainId: CHAIN_ID });
   await setL1OracleState(node.provider, BUSY_L1);
   // The expected chain id is injected: EDR runs as chain 31337, not OP Mainnet's 10.
   network = { ...getL2Network('optimism'), chainId: CHAIN_ID };

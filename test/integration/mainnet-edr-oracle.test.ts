@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import { computeNextBaseFee } from '../../lib/oracle/fee-history';
 import { createTestDeps } from '../helpers/deps';
-import { type EdrRpcServer, startEdrRpcServer } from './helpers/edr-rpc-server';
+import { type EdrNode, startEdrNode } from './helpers/edr-node';
 
 const GWEI = 1_000_000_000n;
 const toHex = (value: bigint) => `0x${value.toString(16)}`;
@@ -37,13 +37,13 @@ async function closedPortUrl(): Promise<string> {
 }
 
 describe('GET /api/gas against a real EVM node (EDR)', () => {
-  let edr: EdrRpcServer;
+  let edr: EdrNode;
   let nextBaseFee: bigint;
 
   beforeAll(async () => {
     // EDR 0.22 measures reward percentiles against the block gas *limit* where geth uses gas used; with
     // blocks exactly filled by the ten transfers both agree, so the expected values are geth's.
-    edr = await startEdrRpcServer({ chainId: 1, blockGasLimit: 210_000n });
+    edr = await startEdrNode('l1', { chainId: 1, blockGasLimit: 210_000n });
     const { provider } = edr;
     const accounts = (await provider.request({ method: 'eth_accounts' })) as string[];
     await provider.request({ method: 'evm_setAutomine', params: [false] });
@@ -119,7 +119,7 @@ describe('GET /api/gas against a real EVM node (EDR)', () => {
   });
 
   it('rejects the node when the pool expects another chain id', async () => {
-    const other = await startEdrRpcServer({ chainId: 31_337 });
+    const other = await startEdrNode('l1', { chainId: 31_337 });
     try {
       const deps = createTestDeps({ MAINNET_RPC_URLS: other.url, ETHERSCAN_API_URL: await closedPortUrl() });
       const res = await createApp(deps).request('/api/gas');
