@@ -1,11 +1,8 @@
-import { type Asset, PriceBook, type QuoteOverride } from './price-book';
-import type { Sim } from './sim';
+import { PriceBook, type PriceSim, toPriceSim } from './price-book';
 import { jsonReply, type SimReply, type SimRequest, startSimServer } from './sim-server';
 
 /** Coinbase: `/v2/prices/<BASE>-USD/spot` (route `spot`) for ETH and POL. */
-export interface CoinbaseSim extends Sim {
-  setPrice(asset: Asset, quote: QuoteOverride | undefined): void;
-}
+export type CoinbaseSim = PriceSim;
 
 const SPOT_PATH = /^\/v2\/prices\/([A-Za-z0-9]+)-([A-Za-z]+)\/spot$/;
 
@@ -45,18 +42,5 @@ export async function startCoinbaseSim(options: { now: () => number; port?: numb
     },
     options.port,
   );
-  return {
-    name: 'coinbase',
-    url: server.origin,
-    origin: server.origin,
-    port: server.port,
-    requests: server.requests,
-    fault: (mode, faultOptions) => server.fault(mode, faultOptions),
-    async reset() {
-      book.reset();
-      await server.reset();
-    },
-    close: () => server.close(),
-    setPrice: (asset, quote) => book.set(asset, quote),
-  };
+  return toPriceSim('coinbase', server.origin, server, book);
 }

@@ -1,12 +1,9 @@
 import type { FaultSet } from './faults';
-import { type Asset, PriceBook, type Quote, type QuoteOverride } from './price-book';
-import type { Sim } from './sim';
+import { type Asset, PriceBook, type PriceSim, type Quote, toPriceSim } from './price-book';
 import { jsonReply, type SimReply, type SimRequest, startSimServer } from './sim-server';
 
 /** CoinGecko: `/api/v3/coins/markets` (route `markets`), `/api/v3/simple/price` (`simple-price`), `/api/v3/ping`. */
-export interface CoinGeckoSim extends Sim {
-  setPrice(asset: Asset, quote: QuoteOverride | undefined): void;
-}
+export type CoinGeckoSim = PriceSim;
 
 interface CoinInfo {
   asset: Asset;
@@ -163,20 +160,7 @@ export async function startCoinGeckoSim(options: {
     },
     options.port,
   );
-  return {
-    name: 'coingecko',
-    url: `${server.origin}/api/v3`,
-    origin: server.origin,
-    port: server.port,
-    requests: server.requests,
-    fault: (mode, faultOptions) => server.fault(mode, faultOptions),
-    async reset() {
-      book.reset();
-      await server.reset();
-    },
-    close: () => server.close(),
-    setPrice: (asset, quote) => book.set(asset, quote),
-  };
+  return toPriceSim('coingecko', `${server.origin}/api/v3`, server, book);
 }
 
 function routeOf(request: SimRequest): 'markets' | 'simple-price' | 'ping' | undefined {

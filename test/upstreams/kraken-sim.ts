@@ -1,11 +1,8 @@
-import { type Asset, PriceBook, type QuoteOverride } from './price-book';
-import type { Sim } from './sim';
+import { type Asset, PriceBook, type PriceSim, toPriceSim } from './price-book';
 import { jsonReply, type SimReply, startSimServer } from './sim-server';
 
 /** Kraken: `/0/public/Ticker?pair=ETHUSD` (or XETHZUSD, POLUSD; route `ticker`). */
-export interface KrakenSim extends Sim {
-  setPrice(asset: Asset, quote: QuoteOverride | undefined): void;
-}
+export type KrakenSim = PriceSim;
 
 // Request pair names Kraken accepts -> the result key it answers with.
 const PAIRS: Record<string, { key: string; asset: Asset }> = {
@@ -78,18 +75,5 @@ export async function startKrakenSim(options: { now: () => number; port?: number
     },
     options.port,
   );
-  return {
-    name: 'kraken',
-    url: server.origin,
-    origin: server.origin,
-    port: server.port,
-    requests: server.requests,
-    fault: (mode, faultOptions) => server.fault(mode, faultOptions),
-    async reset() {
-      book.reset();
-      await server.reset();
-    },
-    close: () => server.close(),
-    setPrice: (asset, quote) => book.set(asset, quote),
-  };
+  return toPriceSim('kraken', server.origin, server, book);
 }

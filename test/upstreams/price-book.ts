@@ -1,4 +1,6 @@
 import { loadDailyEthUsd } from './shared-data';
+import type { Sim } from './sim';
+import type { SimServer } from './sim-server';
 
 export type Asset = 'ETH' | 'POL';
 
@@ -89,4 +91,27 @@ export class PriceBook {
       updatedAt: override.updatedAt ?? this.now() - 30_000,
     };
   }
+}
+
+/** A price API simulator: a Sim whose quotes a test can set. */
+export interface PriceSim extends Sim {
+  setPrice(asset: Asset, quote: QuoteOverride | undefined): void;
+}
+
+/** Wraps a running server and its price book into the simulator handle every price API shares. */
+export function toPriceSim(name: string, url: string, server: SimServer, book: PriceBook): PriceSim {
+  return {
+    name,
+    url,
+    origin: server.origin,
+    port: server.port,
+    requests: server.requests,
+    fault: (mode, faultOptions) => server.fault(mode, faultOptions),
+    async reset() {
+      book.reset();
+      await server.reset();
+    },
+    close: () => server.close(),
+    setPrice: (asset, quote) => book.set(asset, quote),
+  };
 }
