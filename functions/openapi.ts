@@ -3,6 +3,17 @@ import type { ApiApp } from './app';
 
 /** Serves /openapi.json, generated from the registered routes (OpenAPI 3.0, SPEC.md decision 14). */
 export function registerOpenApi(app: ApiApp): void {
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This OpenAPI document',
+    responses: {
+      200: {
+        description: 'OpenAPI 3.0 description of every endpoint.',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+    },
+  });
   app.doc('/openapi.json', (c) => ({
     openapi: '3.0.3',
     info: {

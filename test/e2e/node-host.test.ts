@@ -25,12 +25,25 @@ describe('Node host over HTTP', () => {
       openapi: string;
       info: { version: string; license: { name: string } };
       servers: unknown;
+      paths: unknown;
     };
     expect(doc.openapi).toMatch(/^3\.0\.\d$/);
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.info.license.name).toBe('CC BY 4.0');
     expect(doc.servers).toEqual([{ url: `http://localhost:${host.port}` }]);
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+    const paths = doc.paths as Record<string, Record<string, unknown>>;
+    for (const path of [
+      '/api/dashboard',
+      '/api/gas-predictions',
+      '/api/gas-history',
+      '/api/eth-price',
+      '/api/l2-gas',
+      '/api/l2-gas-history',
+      '/openapi.json',
+    ]) {
+      expect(paths[path]?.get, path).toBeDefined();
+    }
   });
 
   it('answers GET /nope with a 404 problem carrying CORS and the informational headers', async () => {
