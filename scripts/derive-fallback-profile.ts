@@ -13,16 +13,17 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildLogSeries, sliceBefore } from '../lib/forecast/hourly-series';
-import { learnSeasonalProfile } from '../lib/forecast/seasonal-profile';
+import { deriveAverageProfile } from '../lib/forecast/derive-profile';
+import { selectTuningRows } from '../lib/forecast/held-out';
+import { buildLogSeries, type LogSeries } from '../lib/forecast/hourly-series';
 import { readCsvSeries } from './lib/csv';
 
 interface Source {
   file: string;
   timeColumn: string;
   valueColumn: string;
-  /** Share of the series (from its start) that may be used. */
-  share: number;
+  /** Whether only the tuning part (before the held-out last third) may be used. */
+  tuningOnly: boolean;
   note: string;
 }
 
@@ -31,21 +32,21 @@ const SOURCES: Source[] = [
     file: 'owlracle_eth_gas_price_hourly_2024-11-06_2024-12-06.csv',
     timeColumn: 'timestamp_utc',
     valueColumn: 'close_gwei',
-    share: 2 / 3,
+    tuningOnly: true,
     note: 'gas price paid, Owlracle 1-hour candles, Nov 2024 (first two thirds)',
   },
   {
     file: 'mainnet_basefee_hourly_median_2023-10-27_2024-02-13.csv',
     timeColumn: 'timestamp_utc',
     valueColumn: 'base_fee_gwei',
-    share: 2 / 3,
+    tuningOnly: true,
     note: 'hourly median base fee, Oct 2023 - Jan 2024 (first two thirds)',
   },
   {
     file: 'mainnet_basefee_every15blocks_2021-08-05_2021-12-31.csv',
     timeColumn: 'approx_timestamp_utc',
     valueColumn: 'base_fee_gwei',
-    share: 1,
+    tuningOnly: false,
     note: 'base fee every 15th block, Aug - Dec 2021 (interpolated times, about 1 h error)',
   },
 ];
@@ -57,17 +58,13 @@ const { values: args } = parseArgs({
   },
 });
 
-const profiles: Float64Array[] = [];
+const usable: LogSeries[] = [];
 for (const source of SOURCES) {
   const rows = await readCsvSeries(join(args['data-dir'] ?? '', source.file), source);
-  const series = buildLogSeries(rows);
-  const usable = sliceBefore(series, series.start + Math.floor(series.values.length * source.share));
-  profiles.push(learnSeasonalProfile(usable, { weeks: Number.POSITIVE_INFINITY, shrinkCount: 6 }).profile);
+  // The back-test's own cut (`selectTuningRows`), so not one held-out hour reaches the prior.
+  usable.push(buildLogSeries(source.tuningOnly ? selectTuningRows(rows) : rows));
 }
-const profile = Array.from({ length: 168 }, (_, how) => {
-  const mean = profiles.reduce((sum, p) => sum + (p[how] ?? 0), 0) / profiles.length;
-  return Math.round(mean * 10_000) / 10_000;
-});
+const profile = deriveAverageProfile(usable);
 
 const rowsOfDay = Array.from({ length: 7 }, (_, day) => {
   const name = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'][day];

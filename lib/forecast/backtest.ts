@@ -1,5 +1,6 @@
 import { type OriginOutcome, type SegmentReport, summariseOutcomes } from './backtest-metrics';
 import { forecastGas } from './forecast-gas';
+import { HELD_OUT_SHARE, heldOutStart } from './held-out';
 import { buildLogSeries, HOUR_MS } from './hourly-series';
 import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from './params';
 import { roundSignificant } from './stats';
@@ -55,7 +56,7 @@ export function runBacktest(
   const series = buildLogSeries(rows);
   const values = Array.from(series.values, (v) => Math.exp(v));
   const n = values.length;
-  const heldOutFrom = Math.floor(n * (1 - (options.heldOutShare ?? 1 / 3)));
+  const heldOutFrom = heldOutStart(n, options.heldOutShare ?? HELD_OUT_SHARE);
   const timeOf = (index: number) => new Date((series.start + index) * HOUR_MS).toISOString();
   const points: HourlyGasPoint[] = values.map((value, i) => ({
     time: (series.start + i) * HOUR_MS,

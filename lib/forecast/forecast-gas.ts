@@ -2,17 +2,19 @@
  * Gas forecast and send-or-wait decision: pure, explainable, pattern-based.
  *
  * Method (all in natural-log space, because gas moves multiplicatively):
- * 1. Shape. From the last 4 weeks of hourly average-tier history, each hour is measured against a
+ * 1. Shape. From the last 3 weeks of hourly average-tier history, each hour is measured against a
  *    smooth weekly level, and each of the 168 UTC hours of the week takes the median of those
  *    deviations, shrunk toward hour-of-day + day-of-week medians (`seasonal-profile.ts`). The
  *    learned shape is blended with a built-in shape derived from real mainnet data
  *    (`fallback-profile.ts`), which counts as 4 weeks of data (scaled down when single hours
  *    scatter less than 0.1 in log around the learned shape: clean history needs no prior).
  *    Medians keep one-hour spikes out.
- * 2. Level. The median of the deseasonalised values of the last 24 hours.
+ * 2. Level. The median of the deseasonalised values of the last 24 hours (`log-model.ts` can
+ *    weight recent hours more and let the level drift back to a weekly baseline; the parameter
+ *    search found neither helps, so both are off).
  * 3. Anchor. The current reading's deviation d from level + shape persists with weight
- *    0.2 + 0.8 * 0.8^k at k hours ahead: mostly gone within half a day (most excursions are
- *    transient), a fifth kept all the way (some are level shifts).
+ *    0.1 + 0.9 * 0.75^k at k hours ahead: mostly gone within half a day (most excursions are
+ *    transient), a tenth kept all the way (some are level shifts).
  *    forecast(k) = exp(level + shape(hour k) + weight(k) * d). Low and high ride on the average at
  *    their typical distance (`tiers.ts`).
  * 4. Confidence. The model is replayed from each hour of the last 14 days of history; the robust
@@ -26,54 +28,28 @@
  *    readings), the built-in shape stands in alone and `usingFallbackData` is true.
  * A predicted hour is a low-fee window when it is cheaper than the cheapest quarter of the hours of
  * a typical week at the current level.
- * Constants are in `params.ts`, tuned on the first two thirds of the two real hourly series in
- * shared/data only; `scripts/backtest.ts` scores the whole span and the held-out last third.
+ * Constants are in `params.ts`, chosen by `scripts/tune-forecast.ts` on the first two thirds of the
+ * two real hourly series in shared/data only; `scripts/backtest.ts` scores the whole span and the
+ * held-out last third.
  */
 import { decideSendOrWait } from './decision';
 import { confidenceFromSigma, measureErrorSpread } from './error-spread';
-import { FALLBACK_PROFILE } from './fallback-profile';
-import {
-  buildLogSeries,
-  countPresent,
-  HOUR_MS,
-  HOURS_PER_WEEK,
-  sliceBefore,
-  toHourIndex,
-} from './hourly-series';
+import { type FittedModel, fitModel } from './fit-model';
+import { buildLogSeries, HOUR_MS, sliceBefore, toHourIndex } from './hourly-series';
 import { anchorWeight, forecastLogPath, type LogModel, measureLevel, seasonalAt } from './log-model';
 import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from './params';
-import { blendProfiles, learnSeasonalProfile } from './seasonal-profile';
 import { quantile, roundSignificant } from './stats';
 import { measureTierSpread, spreadOf, tiersAround } from './tiers';
 import { type ForecastInput, type GasForecast, HORIZON_HOURS, type Prediction } from './types';
 
-/** Readings needed in the last week-long span before the learned profile is trusted. */
-const MIN_LEARNED_READINGS = Math.round(HOURS_PER_WEEK * 0.75);
-
 /** Fits the log model to the history before the current hour; says whether the fallback stood in. */
-function fitModel(input: ForecastInput, params: ForecastParams): { model: LogModel; usingFallback: boolean } {
+function fitInput(input: ForecastInput, params: ForecastParams): FittedModel {
   const nowHour = toHourIndex(input.now);
   const series = sliceBefore(
     buildLogSeries(input.history.map((point) => ({ time: point.time, value: point.average }))),
     nowHour,
   );
-  const readings = countPresent(series);
-  const span = series.values.length === 0 ? 0 : nowHour - series.start;
-  const usingFallback = span < HOURS_PER_WEEK || readings < MIN_LEARNED_READINGS;
-  if (usingFallback) {
-    return { model: { series, profile: Float64Array.from(FALLBACK_PROFILE), params }, usingFallback };
-  }
-  const learned = learnSeasonalProfile(series, {
-    weeks: params.profileWeeks,
-    shrinkCount: params.shrinkCount,
-  });
-  // Clean history needs no prior; real gas, scattering about 0.1 in log around its shape, gets all of it.
-  const priorWeeks = params.priorWeeks * Math.min(1, learned.noise / params.priorNoiseScale);
-  const windowHours = params.profileWeeks * HOURS_PER_WEEK;
-  const window = { start: nowHour - windowHours, values: series.values.slice(-windowHours) };
-  const learnedWeeks = countPresent(window) / HOURS_PER_WEEK;
-  const profile = blendProfiles(learned.profile, learnedWeeks, FALLBACK_PROFILE, priorWeeks);
-  return { model: { series, profile, params }, usingFallback };
+  return fitModel(series, nowHour, params);
 }
 
 /** Returns the log of the current average, falling back to the latest stored hour when it is unusable. */
@@ -96,7 +72,7 @@ export function forecastGas(
 ): GasForecast {
   const leads = HORIZON_HOURS[input.horizon];
   const nowHour = toHourIndex(input.now);
-  const { model, usingFallback } = fitModel(input, params);
+  const { model, usingFallback } = fitInput(input, params);
   const anchorLog = anchorLogOf(input, model);
   const path = forecastLogPath(model, nowHour, anchorLog, leads);
   const prior = usingFallback ? params.fallbackPriorSigma : params.priorSigma;

@@ -1,7 +1,7 @@
 import { hourOfWeek, type LogSeries, valueAt } from './hourly-series';
 import type { ForecastParams } from './params';
 import type { SeasonalProfile } from './seasonal-profile';
-import { median } from './stats';
+import { median, weightedMedian } from './stats';
 
 /** The fitted pieces a forecast needs: the log history, the weekly shape and the tuning constants. */
 export interface LogModel {
@@ -15,18 +15,96 @@ export function seasonalAt(model: LogModel, hour: number): number {
   return model.profile[hourOfWeek(hour)] ?? 0;
 }
 
+/** Weight of a reading `age` hours old under a half-life (0 or less: only age 0 counts fully). */
+function recencyWeight(age: number, halfLifeHours: number): number {
+  if (!(halfLifeHours > 0)) return age === 0 ? 1 : 0;
+  return 0.5 ** (age / halfLifeHours);
+}
+
 /**
- * Returns the current level: the median deseasonalised log value over the `levelHours` hours before
- * `originHour`, or NaN when fewer than a quarter of them hold a reading (one odd hour must not set it).
+ * Returns the current level: the recency-weighted median of the deseasonalised log values over the
+ * `levelHours` hours before `originHour` (weights halve every `levelHalfLifeHours`, so the level
+ * follows a drift without lagging a whole day behind it, and a median, so one spike cannot move
+ * it), or NaN when fewer than a quarter of those hours hold a reading.
  */
 export function measureLevel(model: LogModel, originHour: number): number {
-  const hours = model.params.levelHours;
+  const { levelHours, levelHalfLifeHours } = model.params;
+  const values: number[] = [];
+  const weights: number[] = [];
+  for (let hour = originHour - levelHours; hour < originHour; hour++) {
+    const v = valueAt(model.series, hour);
+    if (Number.isNaN(v)) continue;
+    values.push(v - seasonalAt(model, hour));
+    weights.push(recencyWeight(originHour - 1 - hour, levelHalfLifeHours));
+  }
+  return values.length >= Math.max(1, levelHours / 4) ? weightedMedian(values, weights) : Number.NaN;
+}
+
+/**
+ * Returns the settled level the current one drifts back to: the plain median of the deseasonalised
+ * log values over the `reversionHours` hours before `originHour` (NaN when too few hold a reading).
+ */
+export function measureBaseline(model: LogModel, originHour: number): number {
+  const hours = model.params.reversionHours;
   const values: number[] = [];
   for (let hour = originHour - hours; hour < originHour; hour++) {
     const v = valueAt(model.series, hour);
     if (!Number.isNaN(v)) values.push(v - seasonalAt(model, hour));
   }
   return values.length >= Math.max(1, hours / 4) ? median(values) : Number.NaN;
+}
+
+/**
+ * Returns how far gas sits from where level + pattern expect it right now: the recency-weighted
+ * median of that gap over the current reading and the `deviationHours` hours before it. One noisy
+ * reading (a single block's price) then does not set the whole day's forecast, yet a move that has
+ * held for a few hours does.
+ */
+export function measureDeviation(
+  model: LogModel,
+  originHour: number,
+  anchorLog: number,
+  level: number,
+): number {
+  const { deviationHours, deviationHalfLifeHours } = model.params;
+  const values = [anchorLog - level - seasonalAt(model, originHour)];
+  const weights = [1];
+  for (let age = 1; age <= deviationHours; age++) {
+    const v = valueAt(model.series, originHour - age);
+    if (Number.isNaN(v)) continue;
+    values.push(v - level - seasonalAt(model, originHour - age));
+    weights.push(recencyWeight(age, deviationHalfLifeHours));
+  }
+  return weightedMedian(values, weights);
+}
+
+/**
+ * Returns, per UTC hour of day, how the last `recentShapeDays` days departed from the weekly shape:
+ * the median over those days of each hour's deseasonalised log value, minus their overall median.
+ * A daily rhythm that has shifted lately (a busier afternoon this week) shows here before the
+ * multi-week profile learns it; medians keep a one-off hour out. All zero when switched off.
+ */
+export function measureRecentShape(model: LogModel, originHour: number): Float64Array {
+  const days = model.params.recentShapeDays;
+  const correction = new Float64Array(24);
+  if (!(days > 0) || !(model.params.recentShapeWeight > 0)) return correction;
+  const byHour: number[][] = Array.from({ length: 24 }, () => []);
+  const all: number[] = [];
+  for (let hour = originHour - days * 24; hour < originHour; hour++) {
+    const v = valueAt(model.series, hour);
+    if (Number.isNaN(v)) continue;
+    const deseasonalised = v - seasonalAt(model, hour);
+    byHour[((hour % 24) + 24) % 24]?.push(deseasonalised);
+    all.push(deseasonalised);
+  }
+  if (all.length === 0) return correction;
+  const centre = median(all);
+  for (let h = 0; h < 24; h++) {
+    const values = byHour[h] ?? [];
+    // An hour of day seen on fewer than half the days has no trustworthy recent shape.
+    if (values.length * 2 >= days) correction[h] = model.params.recentShapeWeight * (median(values) - centre);
+  }
+  return correction;
 }
 
 /** Returns the weight of the current deviation `lead` hours ahead: a fast-fading part plus a floor. */
@@ -36,8 +114,9 @@ export function anchorWeight(params: ForecastParams, lead: number): number {
 
 /**
  * Forecasts log values for hours `originHour + 1 ... originHour + leads` from the log of the reading
- * at the origin: level + seasonal offset + a fading share of how far the reading sits from where
- * the level and the pattern expected it. Without a usable level the reading alone sets it.
+ * at the origin: level + seasonal offset + a fading share of the current deviation from them. The
+ * level itself drifts back toward the multi-day baseline, keeping `levelPersistence ** lead` of its
+ * gap to it; the last few days' departure from the weekly shape at each hour of day is added. Without a usable level the reading alone sets it.
  */
 export function forecastLogPath(
   model: LogModel,
@@ -47,10 +126,17 @@ export function forecastLogPath(
 ): number[] {
   const measured = measureLevel(model, originHour);
   const level = Number.isNaN(measured) ? anchorLog - seasonalAt(model, originHour) : measured;
-  const deviation = anchorLog - level - seasonalAt(model, originHour);
+  // The week-long median is the costliest step of the error replay; skip it when nothing drifts.
+  const measuredBaseline = model.params.levelPersistence < 1 ? measureBaseline(model, originHour) : level;
+  const baseline = Number.isNaN(measuredBaseline) ? level : measuredBaseline;
+  const recent = measureRecentShape(model, originHour);
+  const recentAt = (hour: number) => recent[((hour % 24) + 24) % 24] ?? 0;
+  const deviation = measureDeviation(model, originHour, anchorLog, level) - recentAt(originHour);
   const path: number[] = [];
   for (let k = 1; k <= leads; k++) {
-    path.push(level + seasonalAt(model, originHour + k) + anchorWeight(model.params, k) * deviation);
+    const hour = originHour + k;
+    const drifted = baseline + model.params.levelPersistence ** k * (level - baseline);
+    path.push(drifted + seasonalAt(model, hour) + recentAt(hour) + anchorWeight(model.params, k) * deviation);
   }
   return path;
 }

@@ -8,8 +8,22 @@ export interface ForecastParams {
   priorWeeks: number;
   /** Hourly scatter (median absolute log deviation) at which the built-in profile gets full weight. */
   priorNoiseScale: number;
-  /** Hours before "now" whose deseasonalised median is the current level. */
+  /** Hours before "now" whose deseasonalised, recency-weighted median is the current level. */
   levelHours: number;
+  /** Half-life (hours) of the weight of an hour in the level (Infinity: a plain median). */
+  levelHalfLifeHours: number;
+  /** Hours before "now" whose deseasonalised median is the baseline the level drifts back to. */
+  reversionHours: number;
+  /** Per-hour factor by which the level's gap to that baseline persists (1: no drift back). */
+  levelPersistence: number;
+  /** Hours before the current reading that join it in measuring the current deviation. */
+  deviationHours: number;
+  /** Half-life (hours) of their weight against the current reading's 1. */
+  deviationHalfLifeHours: number;
+  /** Days whose hour-of-day departure from the weekly shape corrects it (0: off). */
+  recentShapeDays: number;
+  /** Share of that recent departure added to the weekly shape. */
+  recentShapeWeight: number;
   /** Per-hour factor by which the transient part of the current reading's deviation persists. */
   anchorPersistence: number;
   /** Share of the current deviation that persists over the whole horizon (a level shift). */
@@ -31,15 +45,28 @@ export interface ForecastParams {
   confidenceTolerance: number;
 }
 
-/** Defaults, tuned on the first two thirds of both real hourly series in shared/data. */
+/**
+ * Defaults chosen by `npx tsx scripts/tune-forecast.ts` (coordinate descent on the first two thirds
+ * of both real hourly series in shared/data, each scored with a built-in profile made without it).
+ * The search also tried a recency-weighted level, a multi-day drift-back of the level, a deviation
+ * smoothed over recent hours and a recent hour-of-day correction; none scored better, so they stay
+ * off (half-life Infinity, persistence 1, 0 hours, 0 days). Decision constants were not searched.
+ */
 export const DEFAULT_FORECAST_PARAMS: Readonly<ForecastParams> = {
-  profileWeeks: 4,
-  shrinkCount: 6,
+  profileWeeks: 3,
+  shrinkCount: 2,
   priorWeeks: 4,
   priorNoiseScale: 0.1,
   levelHours: 24,
-  anchorPersistence: 0.8,
-  anchorFloor: 0.2,
+  levelHalfLifeHours: Number.POSITIVE_INFINITY,
+  reversionHours: 168,
+  levelPersistence: 1,
+  deviationHours: 0,
+  deviationHalfLifeHours: 1,
+  recentShapeDays: 0,
+  recentShapeWeight: 0,
+  anchorPersistence: 0.75,
+  anchorFloor: 0.1,
   errorWindowHours: 14 * 24,
   priorSigma: 0.35,
   fallbackPriorSigma: 0.5,

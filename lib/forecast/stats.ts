@@ -65,3 +65,27 @@ export function roundSignificant(value: number, digits = 4): number {
   if (value === 0 || !Number.isFinite(value)) return value;
   return Number(value.toPrecision(digits));
 }
+
+/**
+ * Returns the weighted median of `values` (NaN when empty or weightless): the value where the
+ * cumulative weight first reaches half, so recent hours can count more without one spike counting.
+ */
+export function weightedMedian(values: readonly number[], weights: readonly number[]): number {
+  const order = values.map((_, i) => i).sort((a, b) => (values[a] ?? 0) - (values[b] ?? 0));
+  let total = 0;
+  for (const w of weights) total += w;
+  if (!(total > 0)) return Number.NaN;
+  let cumulative = 0;
+  for (let j = 0; j < order.length; j++) {
+    const i = order[j] ?? 0;
+    cumulative += weights[i] ?? 0;
+    if (cumulative < total / 2) continue;
+    // Exactly half the weight below: the midpoint, so equal weights give the plain median.
+    const next = order[j + 1];
+    if (next !== undefined && Math.abs(cumulative - total / 2) < 1e-12 * total) {
+      return ((values[i] ?? 0) + (values[next] ?? 0)) / 2;
+    }
+    return values[i] ?? Number.NaN;
+  }
+  return Number.NaN;
+}

@@ -1,0 +1,46 @@
+import { FALLBACK_PROFILE } from './fallback-profile';
+import { countPresent, HOURS_PER_WEEK, type LogSeries } from './hourly-series';
+import type { LogModel } from './log-model';
+import type { ForecastParams } from './params';
+import { blendProfiles, learnSeasonalProfile } from './seasonal-profile';
+
+/** Readings needed in the last week-long span before the learned profile is trusted. */
+const MIN_LEARNED_READINGS = Math.round(HOURS_PER_WEEK * 0.75);
+
+/** A fitted model and whether the built-in profile stood in for a learned one. */
+export interface FittedModel {
+  model: LogModel;
+  usingFallback: boolean;
+}
+
+/**
+ * Fits the log model to a history series holding only hours before `nowHour`: learns the weekly
+ * shape and blends it with the built-in one, or lets the built-in one stand in alone when less than
+ * 7 days of history exist. Shared by the forecaster and the parameter search, so both fit the same;
+ * the search passes a `prior` derived without the series it scores, so the built-in shape cannot
+ * smuggle that series' own future weeks into its score.
+ */
+export function fitModel(
+  series: LogSeries,
+  nowHour: number,
+  params: ForecastParams,
+  prior: ArrayLike<number> = FALLBACK_PROFILE,
+): FittedModel {
+  const readings = countPresent(series);
+  const span = series.values.length === 0 ? 0 : nowHour - series.start;
+  const usingFallback = span < HOURS_PER_WEEK || readings < MIN_LEARNED_READINGS;
+  if (usingFallback) {
+    return { model: { series, profile: Float64Array.from(prior), params }, usingFallback };
+  }
+  const learned = learnSeasonalProfile(series, {
+    weeks: params.profileWeeks,
+    shrinkCount: params.shrinkCount,
+  });
+  // Clean history needs no prior; real gas, scattering about 0.1 in log around its shape, gets all of it.
+  const priorWeeks = params.priorWeeks * Math.min(1, learned.noise / params.priorNoiseScale);
+  const windowHours = params.profileWeeks * HOURS_PER_WEEK;
+  const window = { start: nowHour - windowHours, values: series.values.slice(-windowHours) };
+  const learnedWeeks = countPresent(window) / HOURS_PER_WEEK;
+  const profile = blendProfiles(learned.profile, learnedWeeks, prior, priorWeeks);
+  return { model: { series, profile, params }, usingFallback };
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { runBacktest } from '../../lib/forecast/backtest';
+import { deriveAverageProfile } from '../../lib/forecast/derive-profile';
+import { heldOutStart, selectTuningRows } from '../../lib/forecast/held-out';
+import { buildLogSeries } from '../../lib/forecast/hourly-series';
+import { DEFAULT_FORECAST_PARAMS } from '../../lib/forecast/params';
+import { objectiveOf, scorePointForecasts } from '../../lib/forecast/tune-score';
+
+const HOUR = 3_600_000;
+const START = Date.parse('2024-01-01T00:35:00Z');
+
+/** Sixteen days of a daily cycle with a slow drift and some noise, on an off-the-hour minute grid. */
+const rows = Array.from({ length: 16 * 24 }, (_, h) => ({
+  time: START + h * HOUR,
+  value:
+    20 *
+    Math.exp(0.5 * Math.cos((2 * Math.PI * ((h % 24) - 15)) / 24) + 0.2 * Math.sin(h / 50)) *
+    (1 + 0.1 * Math.sin(h * 3.7)),
+}));
+
+describe('selectTuningRows', () => {
+  it('keeps exactly the hours before the held-out last third', () => {
+    const kept = selectTuningRows(rows);
+    expect(kept).toHaveLength(heldOutStart(rows.length));
+    expect(kept).toHaveLength(256);
+    const cut = Math.floor(START / HOUR) + 256;
+    expect(kept.every((row) => Math.floor(row.time / HOUR) < cut)).toBe(true);
+    expect(rows.filter((row) => Math.floor(row.time / HOUR) >= cut)).toHaveLength(128);
+  });
+
+  it('cuts where the back-test starts its held-out part, so tuning sees no held-out hour', () => {
+    const full = runBacktest(rows);
+    const tuningOnly = runBacktest(selectTuningRows(rows));
+    expect(tuningOnly.whole.origins).toBe(full.tuning.origins);
+    expect(tuningOnly.whole.maeGwei).toEqual(full.tuning.maeGwei);
+    expect(tuningOnly.whole.savings).toEqual(full.tuning.savings);
+    expect(full.heldOut.firstOrigin).toBe(new Date((Math.floor(START / HOUR) + 256) * HOUR).toISOString());
+  });
+});
+
+describe('scorePointForecasts', () => {
+  it('scores the point forecasts as the full back-test does', () => {
+    const series = buildLogSeries(rows);
+    const fast = scorePointForecasts(series, DEFAULT_FORECAST_PARAMS);
+    const { whole } = runBacktest(rows);
+    expect(fast.origins).toBe(whole.origins);
+    // The back-test rounds each forecast to 4 significant digits; nothing else differs.
+    expect(fast.mae.model).toBeCloseTo(whole.maeGwei.model, 2);
+    expect(fast.mae.persistence).toBeCloseTo(whole.maeGwei.persistence, 3);
+    expect(fast.ratio.vsSameHourYesterday).toBeCloseTo(whole.maeRatio.vsSameHourYesterday, 2);
+  });
+
+  it('reuses cached weekly shapes without changing the score, and ranks a worse model worse', () => {
+    const series = buildLogSeries(rows);
+    const cache = new Map();
+    const first = scorePointForecasts(series, DEFAULT_FORECAST_PARAMS, cache);
+    expect(cache.size).toBe(1);
+    const again = scorePointForecasts(series, DEFAULT_FORECAST_PARAMS, cache);
+    expect(again).toEqual(first);
+    // Pinning every forecast to the current reading (persistence) must score no better.
+    const pinned = scorePointForecasts(
+      series,
+      { ...DEFAULT_FORECAST_PARAMS, anchorFloor: 1, priorWeeks: 0, shrinkCount: 1e9, profileWeeks: 0 },
+      cache,
+    );
+    expect(objectiveOf([pinned])).toBeGreaterThan(objectiveOf([first]));
+  });
+});
+
+describe('deriveAverageProfile', () => {
+  it('averages the shapes learned from each series, centred on zero', () => {
+    const shaped = (amplitude: number) =>
+      buildLogSeries(
+        Array.from({ length: 21 * 24 }, (_, h) => ({
+          time: Date.parse('2024-01-01T00:00:00Z') + h * HOUR,
+          value: 10 * Math.exp(amplitude * Math.cos((2 * Math.PI * ((h % 24) - 15)) / 24)),
+        })),
+      );
+    const profile = deriveAverageProfile([shaped(0.2), shaped(0.6)]);
+    expect(profile).toHaveLength(168);
+    expect(Math.abs(profile.reduce((a, b) => a + b, 0) / 168)).toBeLessThan(1e-3);
+    // Peak at 15:00 and trough at 03:00 of every day, with the mean amplitude 0.4.
+    expect(profile[15]).toBeCloseTo(0.4, 1);
+    expect(profile[3]).toBeCloseTo(-0.4, 1);
+    expect(deriveAverageProfile([shaped(0.4)])[24 + 15]).toBeCloseTo(profile[24 + 15] ?? 0, 2);
+  });
+});
