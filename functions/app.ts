@@ -10,6 +10,7 @@ import { registerGasHistory } from './gas-history';
 import { registerGasPredictions } from './gas-predictions';
 import { registerL2Gas } from './l2-gas';
 import { registerL2GasHistory } from './l2-gas-history';
+import { registerMcp } from './mcp';
 import { registerOpenApi } from './openapi';
 
 /** Hono environment of the app: every handler reads its dependencies from `c.var.deps`. */
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): ApiApp {
 
   // Endpoints: one register call each.
   registerOpenApi(app);
+  registerMcp(app);
   registerL2Gas(app);
   registerGas(app);
   registerEthPrice(app);

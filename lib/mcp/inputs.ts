@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { TIMEFRAMES } from '../schemas/forecast';
+import { HISTORY_RANGES } from '../schemas/history';
+import { L2_NETWORK_IDS } from '../schemas/l2-gas';
+
+/** Networks `estimate_transaction_cost` prices: mainnet and the four L2s. */
+export const COST_NETWORKS = ['mainnet', ...L2_NETWORK_IDS] as const;
+/** Mainnet tiers a cost estimate may use. */
+export const TIERS = ['low', 'average', 'high'] as const;
+/** A plain ETH transfer: the default gas limit. */
+export const DEFAULT_GAS_LIMIT = 21_000;
+/** Mainnet's block gas limit has long sat near 30-45 M; one transaction above 30 M is a typo, not a plan. */
+export const MAX_GAS_LIMIT = 30_000_000;
+
+const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(', ');
+const shown = (input: unknown) => (input === undefined ? 'nothing' : JSON.stringify(input));
+
+/**
+ * Builds an enumerated tool argument whose error names the argument, what was given and every allowed
+ * value, since an agent reads the message to correct its next call.
+ */
+export function enumArgument<const T extends readonly [string, ...string[]]>(
+  name: string,
+  values: T,
+  description: string,
+) {
+  return z
+    .enum(values, {
+      error: (issue) => `${name} must be one of ${quoted(values)}; got ${shown(issue.input)}`,
+    })
+    .describe(description);
+}
+
+/**
+ * Builds a tool's input object: unknown argument names are rejected (a misspelt `gas_limit` must not
+ * silently become the default) with a message listing the accepted ones.
+ */
+export function inputObject<S extends z.ZodRawShape>(shape: S) {
+  const accepted = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const allowed = accepted.length
+          ? `accepted arguments: ${accepted.join(', ')}`
+          : 'this tool takes no arguments';
+        return `unknown argument ${issue.keys.map((k) => `"${k}"`).join(', ')}; ${allowed}`;
+      }
+      if (issue.code === 'invalid_type') return `arguments must be an object; got ${shown(issue.input)}`;
+      return undefined;
+    },
+  });
+}
+
+/** `timeframe` of the forecast tools, as /api/gas-predictions takes it. */
+export const timeframeArgument = enumArgument(
+  'timeframe',
+  TIMEFRAMES,
+  'Forecast horizon, hourly points from the next whole hour.',
+)
+  .optional()
+  .default('24h');
+
+/** `range` of get_gas_history, as /api/gas-history takes it. */
+export const rangeArgument = enumArgument('range', HISTORY_RANGES, 'Window of stored history ending now.')
+  .optional()
+  .default('1d');
+
+/** `gasLimit` of estimate_transaction_cost: a whole number of gas units. */
+export const gasLimitArgument = z
+  .number({ error: (issue) => `gasLimit must be a number of gas units; got ${shown(issue.input)}` })
+  .int({ error: (issue) => `gasLimit must be a whole number of gas units; got ${shown(issue.input)}` })
+  .min(1, { error: (issue) => `gasLimit must be at least 1; got ${shown(issue.input)}` })
+  .max(MAX_GAS_LIMIT, {
+    error: (issue) =>
+      `gasLimit must be at most ${MAX_GAS_LIMIT.toLocaleString('en-US')}; got ${shown(issue.input)}`,
+  })
+  .optional()
+  .default(DEFAULT_GAS_LIMIT)
+  .describe(
+    `Gas units the transaction uses (default ${DEFAULT_GAS_LIMIT}, a plain transfer; at most ${MAX_GAS_LIMIT}).`,
+  );

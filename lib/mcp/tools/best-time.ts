@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { CurrentGasSchema } from '../../schemas/current-gas';
+import { DecisionSchema, NextBestWindowSchema, TIMEFRAMES } from '../../schemas/forecast';
+import { getGasPredictions } from '../../services/gas-predictions';
+import { timeframeArgument } from '../inputs';
+import { defineTool } from '../tool';
+import { describeDecision } from './forecast-text';
+
+/** best_time_to_transact: the send-now-or-wait decision of GET /api/gas-predictions. */
+export const bestTimeTool = defineTool({
+  name: 'best_time_to_transact',
+  title: 'Best time to transact on Ethereum',
+  description:
+    'Whether to send an Ethereum mainnet transaction now or wait: the recommendation (`send_now` or ' +
+    '`wait`), the cheapest predicted hour within the timeframe (default 24h), the expected average-tier ' +
+    'gas then and the saving in percent, from an hourly forecast learned from stored history and ' +
+    'anchored to the live reading.',
+  input: { timeframe: timeframeArgument },
+  output: {
+    decision: DecisionSchema,
+    nextBestWindow: NextBestWindowSchema.nullable().describe(
+      'The cheapest predicted hour; null when no predicted hour is cheaper than now.',
+    ),
+    current: CurrentGasSchema,
+    timeframe: z.enum(TIMEFRAMES),
+    usingFallbackData: z
+      .boolean()
+      .describe('True when less than 7 days of stored history exist and a built-in profile stood in.'),
+    lastUpdated: z.iso.datetime(),
+  },
+  async run(deps, { timeframe }) {
+    const p = await getGasPredictions(deps, timeframe);
+    return {
+      data: {
+        decision: p.decision,
+        nextBestWindow: p.nextBestTime,
+        current: p.current,
+        timeframe,
+        usingFallbackData: p.usingFallbackData,
+        lastUpdated: p.lastUpdated,
+      },
+      summary: describeDecision(p, timeframe),
+      updatedAt: p.lastUpdated,
+    };
+  },
+});

@@ -1,0 +1,45 @@
+import type { GasPredictions } from '../../services/gas-predictions';
+
+/** Formats minutes as `2 h 5 min`, `45 min` or `now`: easier for a model to relay than a bare count. */
+export function formatEta(minutes: number): string {
+  if (minutes <= 0) return 'now';
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  if (hours === 0) return `${rest} min`;
+  return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
+}
+
+/** Summarises the send-or-wait decision in one or two sentences, numbers included. */
+export function describeDecision(p: GasPredictions, timeframe: string): string {
+  const d = p.decision;
+  const now = `average ${p.current.average} gwei now`;
+  const fallback = p.usingFallbackData ? ' Forecast from the built-in profile (little stored history).' : '';
+  if (d.recommendation === 'wait') {
+    return (
+      `Wait: the cheapest predicted hour within ${timeframe} starts ${d.nextBestAt} (in ${formatEta(d.nextBestEtaMinutes)}), ` +
+      `expected average ${d.expectedGas} gwei vs ${now}, about ${d.expectedSavingsPct}% cheaper ` +
+      `(confidence ${d.confidence}).${fallback}`
+    );
+  }
+  const best = p.nextBestTime
+    ? `The cheapest predicted hour (${d.nextBestAt}, ${d.expectedGas} gwei) is not reliably cheaper.`
+    : `No hour within ${timeframe} is predicted cheaper.`;
+  return `Send now (${now}). ${best} Confidence ${d.confidence}.${fallback}`;
+}
+
+/** Summarises an hourly forecast: span, range of the average tier, cheapest hour and low-fee hours. */
+export function describeForecast(p: GasPredictions, timeframe: string): string {
+  const points = p.predictions;
+  const first = points[0];
+  const last = points.at(-1);
+  if (!first || !last) return `No forecast points for ${timeframe}.`;
+  const cheapest = points.reduce((a, b) => (b.average < a.average ? b : a));
+  const dearest = points.reduce((a, b) => (b.average > a.average ? b : a));
+  const lowHours = points.filter((x) => x.isLowFeeWindow).length;
+  const fallback = p.usingFallbackData ? ' Built-in profile used (less than 7 days of stored history).' : '';
+  return (
+    `${timeframe} forecast, ${points.length} hourly points from ${first.timestamp} to ${last.timestamp}: ` +
+    `average tier ${cheapest.average} to ${dearest.average} gwei (now ${p.current.average}); cheapest hour ` +
+    `${cheapest.timestamp}; ${lowHours} hour(s) in predicted low-fee windows. Decision: ${p.decision.recommendation}.${fallback}`
+  );
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { L2_NETWORK_IDS, L2NetworkReadingSchema } from '../../schemas/l2-gas';
+import { getL2Gas } from '../../services/l2-gas';
+import { enumArgument } from '../inputs';
+import { defineTool, ToolUnavailableError } from '../tool';
+
+/** get_l2_gas: the GET /api/l2-gas readings, all four networks or the one asked for. */
+export const l2GasTool = defineTool({
+  name: 'get_l2_gas',
+  title: 'Layer 2 gas',
+  description:
+    'Current gas price (gwei) on Arbitrum, Optimism, Base and Polygon with the USD cost of a 21,000-gas ' +
+    'transfer; for the OP Stack networks (Optimism, Base) also the L1 data fee read live from the chain ' +
+    'gas price oracle and the resulting wallet fee. Polygon gas is paid in POL. Each `feeNote` says what ' +
+    'the figures include and any degradation. Give `network` for one network, omit it for all four.',
+  input: {
+    network: enumArgument('network', L2_NETWORK_IDS, 'One L2 network; omit for all four.').optional(),
+  },
+  output: {
+    networks: z.array(L2NetworkReadingSchema).min(1).max(L2_NETWORK_IDS.length),
+    fetchedAt: z.iso.datetime(),
+  },
+  async run(deps, { network }) {
+    const result = await getL2Gas(deps);
+    const networks = network ? result.networks.filter((n) => n.id === network) : result.networks;
+    if (networks.every((n) => n.gasPriceGwei === null)) {
+      throw new ToolUnavailableError(networks.map((n) => `${n.name}: ${n.feeNote}`).join(' '));
+    }
+    const lines = networks.map((n) => {
+      if (n.gasPriceGwei === null) return `${n.name}: unavailable.`;
+      const fee = n.estimatedWalletFeeUsd ?? n.executionGasCostUsd;
+      const feeText = fee === null ? 'USD cost unknown' : `transfer about $${fee} (${n.feeCompleteness})`;
+      return `${n.name}: ${n.gasPriceGwei} gwei, ${feeText}.`;
+    });
+    return {
+      data: { networks, fetchedAt: new Date(result.fetchedAt).toISOString() },
+      summary: `Layer 2 gas now. ${lines.join(' ')}`,
+      updatedAt: result.fetchedAt,
+    };
+  },
+});

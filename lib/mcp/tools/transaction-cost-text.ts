@@ -1,0 +1,113 @@
+import type { L2Network } from '../../l2/networks';
+import type { ReadingStatus } from '../../l2/present';
+import type { L2NetworkReading } from '../../schemas/l2-gas';
+import type { FeeAmount, TransactionCost } from '../transaction-cost';
+
+const UPPER_BOUND_NOTE =
+  'The execution figure prices the whole gas limit; a transaction that uses less gas than its limit pays less.';
+
+/** The notes of a mainnet estimate: what the tier means, where the price came from, what is missing. */
+export function mainnetNotes(tier: string, source: string, priceMissing: boolean): string[] {
+  const notes = [
+    `Fee per gas is the ${tier} tier (next block base fee plus a priority fee), read from ${source}.`,
+    UPPER_BOUND_NOTE,
+    'Mainnet has no separate L1 data fee: execution is the whole fee.',
+  ];
+  if (source.startsWith('stale:'))
+    notes.push(
+      'Live upstreams did not answer; the gas price is the last good reading, at most 5 minutes old.',
+    );
+  if (priceMissing) notes.push('USD figures unavailable: no price source answered for ETH.');
+  return notes;
+}
+
+/** What an L2 estimate's notes are built from. */
+export interface L2NoteInput {
+  network: L2Network;
+  reading: L2NetworkReading;
+  status: ReadingStatus;
+  readAt: string;
+  tierGiven: string | undefined;
+  cost: TransactionCost;
+}
+
+/**
+ * The notes of an L2 estimate. They say plainly what is and is not in the figures: the L1 data fee on
+ * OP Stack is the one of a representative transfer (it grows with calldata size, not with gas), and
+ * Arbitrum's L1 component is not in the figure at all.
+ */
+export function l2Notes(input: L2NoteInput): string[] {
+  const { network, reading, status, readAt, tierGiven, cost } = input;
+  const notes = [
+    `Fee per gas is the current ${network.name} gas price (eth_gasPrice), paid in ${network.nativeToken}.`,
+  ];
+  notes.push(UPPER_BOUND_NOTE);
+  if (tierGiven)
+    notes.push(
+      `tier "${tierGiven}" applies to mainnet only and was not used: ${network.name} has one gas price.`,
+    );
+  if (network.feeModel === 'rollup_op_stack') {
+    notes.push(
+      cost.l1DataFee
+        ? 'l1DataFee is the L1 data fee of a representative serialized EIP-1559 ETH transfer, read live from the ' +
+            'GasPriceOracle predeploy (getL1Fee) and paid in ETH. It depends on the transaction size in bytes, not ' +
+            'on gasLimit: a contract call with more calldata pays a larger L1 fee than shown. Its ETH amount is ' +
+            'derived from the USD figure, to 4 significant digits.'
+        : reading.estimatedL1DataFeeUsd === null && reading.nativeUsd !== null
+          ? 'The L1 data fee could not be read from the GasPriceOracle just now: total is unknown and a real ' +
+            'transaction costs more than the execution figure.'
+          : 'The L1 data fee could not be priced (no ETH price): total is unknown and a real transaction costs ' +
+            'more than the execution figure.',
+    );
+  } else if (network.feeModel === 'rollup_arbitrum_nitro') {
+    notes.push(
+      'Execution only: Arbitrum charges its L1 data cost as extra gas units that depend on the transaction ' +
+        'size and the L1 price, so a real transaction costs somewhat more than gasLimit x gas price.',
+    );
+  } else {
+    notes.push(
+      'Full fee: a sidechain pays no per-transaction L1 fee, so execution in POL is the whole cost.',
+    );
+  }
+  if (status === 'last-good')
+    notes.push(`Live providers did not answer; the gas price is the last good reading, taken at ${readAt}.`);
+  if (reading.nativeUsd === null)
+    notes.push(`USD figures unavailable: no price source answered for ${network.nativeToken}.`);
+  return notes;
+}
+
+// Plain decimals: a model relays 0.000000125 ETH more reliably than 1.25e-7.
+const plain = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 12, useGrouping: false });
+
+function formatAmount(amount: FeeAmount, token: string): string {
+  const usd = amount.usd === null ? 'USD unknown' : `about $${plain.format(amount.usd)}`;
+  return `${plain.format(amount.native)} ${token} (${plain.format(amount.gwei)} gwei, ${usd})`;
+}
+
+/** Summarises an estimate in one sentence: what was priced, at what price, and the total. */
+export function describeCost(data: {
+  networkName: string;
+  nativeToken: string;
+  gasLimit: number;
+  tier: string | null;
+  gasPriceGwei: number;
+  execution: FeeAmount;
+  l1DataFee: FeeAmount | null;
+  total: FeeAmount | null;
+  feeCompleteness: string;
+}): string {
+  const price = `${plain.format(data.gasPriceGwei)} gwei`;
+  const at = data.tier ? `the ${data.tier} tier, ${price}` : price;
+  const head = `${data.gasLimit} gas on ${data.networkName} at ${at}`;
+  const execution = formatAmount(data.execution, data.nativeToken);
+  if (data.l1DataFee && data.total) {
+    return (
+      `${head}: execution ${execution} + L1 data fee (representative transfer) ` +
+      `${formatAmount(data.l1DataFee, 'ETH')} = ${formatAmount(data.total, data.nativeToken)}.`
+    );
+  }
+  if (!data.total)
+    return `${head}: execution ${execution}; total unknown (L1 data fee unavailable, see notes).`;
+  const partial = data.feeCompleteness === 'execution_only' ? ' (execution only, see notes)' : '';
+  return `${head}: ${execution}${partial}.`;
+}

@@ -1,0 +1,207 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { MCP_MAX_BODY_BYTES } from '../../functions/mcp';
+import { TOOL_NAMES } from '../../lib/mcp/tools';
+import { createTestDeps, type TestDeps } from '../helpers/deps';
+import { startUpstreams, type Upstreams } from '../upstreams';
+
+const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+let up: Upstreams;
+let deps: TestDeps;
+let app: ReturnType<typeof createApp>;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  up = await startUpstreams();
+  deps = createTestDeps({ ...up.env, PUBLIC_BASE_URL: 'https://gas.test' });
+  app = createApp(deps);
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+});
+afterAll(async () => {
+  await up?.close();
+});
+
+/** An SDK client whose transport calls the app in-process. */
+async function connect(): Promise<Client> {
+  const client = new Client({ name: 'bad-input-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('https://gas.test/api/mcp'), {
+    fetch: async (input, init) => app.fetch(new Request(input, init)),
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** A JSON-RPC error answer or a problem body, as far as these tests read them. */
+interface JsonAnswer {
+  jsonrpc?: string;
+  id?: unknown;
+  error?: { code: number; message: string };
+  result?: unknown;
+  status?: number;
+  title?: string;
+}
+
+/** POSTs a raw body to the endpoint and returns the status, headers and JSON answer. */
+async function post(body: string, headers: Record<string, string> = MCP_HEADERS) {
+  const res = await app.request('/api/mcp', { method: 'POST', headers, body });
+  const text = await res.text();
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: text ? (JSON.parse(text) as JsonAnswer) : null,
+  };
+}
+
+/** The text of a tool result's first content item. */
+function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
+  const first = (result.content as Array<{ type: string; text?: string }>)[0];
+  return first?.text ?? '';
+}
+
+describe('POST /api/mcp with bad input', () => {
+  it('answers a body that is not JSON with -32700 (Parse error)', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
+  it.each([
+    ['an object without jsonrpc', '{"id": 1, "method": "ping"}'],
+    ['a wrong jsonrpc version', '{"jsonrpc": "1.0", "id": 1, "method": "ping"}'],
+    ['a method that is not a string', '{"jsonrpc": "2.0", "id": 1, "method": 42}'],
+    ['a bare string', '"tools/list"'],
+    ['an empty batch', '[]'],
+    ['a batch with one invalid item', '[{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"foo": 1}]'],
+  ])('answers %s with -32600 (Invalid Request)', async (_, body) => {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    expect(res.json?.error?.message).toMatch(/^Invalid Request: /);
+  });
+
+  it('answers an unknown method with -32601 (Method not found), echoing the id', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": "abc", "method": "resources/list"}');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: 'abc', error: { code: -32601 } });
+  });
+
+  it('answers tools/call without a name with -32602 listing the tools', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {}}');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ id: 7, error: { code: -32602 } });
+    expect(res.json?.error?.message).toContain('params.name');
+    for (const name of TOOL_NAMES) expect(res.json?.error?.message).toContain(name);
+  });
+
+  it('answers an unknown tool with -32602 naming it and listing the seven tools', async () => {
+    const client = await connect();
+    const error = await client.callTool({ name: 'get_gas_price', arguments: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32602);
+    expect((error as McpError).message).toContain('Unknown tool "get_gas_price"');
+    for (const name of TOOL_NAMES) expect((error as McpError).message).toContain(name);
+  });
+
+  it.each([
+    ['get_l2_gas', { network: 'zksync' }, 'network', ['arbitrum', 'optimism', 'base', 'polygon']],
+    ['best_time_to_transact', { timeframe: '48h' }, 'timeframe', ['6h', '12h', '24h', '7d']],
+    ['get_gas_forecast', { timeframe: 24 }, 'timeframe', ['6h', '12h', '24h', '7d']],
+    ['get_gas_history', { range: '1y' }, 'range', ['10m', '30m', '2h', '6h', '1d', '7d', '30d']],
+    ['estimate_transaction_cost', { network: 'solana' }, 'network', ['mainnet', 'arbitrum', 'polygon']],
+    ['estimate_transaction_cost', { tier: 'fast' }, 'tier', ['low', 'average', 'high']],
+  ])(
+    'rejects %s with %j, naming the argument and its allowed values',
+    async (tool, args, argument, allowed) => {
+      const client = await connect();
+      const result = await client.callTool({ name: tool, arguments: args });
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      expect(text).toContain(`${argument} must be one of`);
+      for (const value of allowed) expect(text).toContain(`"${value}"`);
+      expect(text).toContain(`got ${JSON.stringify(Object.values(args)[0])}`);
+    },
+  );
+
+  it.each([
+    [{ gasLimit: 0 }, 'gasLimit must be at least 1'],
+    [{ gasLimit: 21_000.5 }, 'gasLimit must be a whole number'],
+    [{ gasLimit: 30_000_001 }, 'gasLimit must be at most 30,000,000'],
+    [{ gasLimit: '21000' }, 'gasLimit must be a number'],
+    [{ gas_limit: 50_000 }, 'unknown argument "gas_limit"; accepted arguments: gasLimit, network, tier'],
+  ])('rejects estimate_transaction_cost with %j', async (args, message) => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'estimate_transaction_cost', arguments: args });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(message);
+  });
+
+  it('rejects an argument given to a tool that takes none', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'get_current_gas', arguments: { network: 'base' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('unknown argument "network"; this tool takes no arguments');
+  });
+
+  it('answers a body over 64 KiB with a 413 problem', async () => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'ping',
+      params: { pad: 'x'.repeat(MCP_MAX_BODY_BYTES) },
+    });
+    const res = await post(body);
+    expect(res.status).toBe(413);
+    expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+    expect(res.json).toMatchObject({ status: 413, title: 'Request body too large' });
+  });
+
+  it('accepts a body just under the limit', async () => {
+    const envelope = { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { pad: '' } } };
+    const pad = 'x'.repeat(MCP_MAX_BODY_BYTES - JSON.stringify(envelope).length);
+    const res = await post(JSON.stringify({ ...envelope, params: { _meta: { pad } } }));
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
+  it.each(['GET', 'DELETE', 'PUT'])('answers %s with 405 and Allow: POST', async (method) => {
+    const res = await app.request('/api/mcp', { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('Allow')).toContain('POST');
+    expect(res.headers.get('Allow')).not.toContain('GET');
+  });
+
+  it('answers a client that does not accept JSON and SSE with 406', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 1, "method": "ping"}', {
+      'Content-Type': 'application/json',
+      Accept: 'text/html',
+    });
+    expect(res.status).toBe(406);
+  });
+
+  it('answers a body that is not declared as JSON with 415', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 1, "method": "ping"}', {
+      'Content-Type': 'text/plain',
+      Accept: MCP_HEADERS.Accept,
+    });
+    expect(res.status).toBe(415);
+  });
+
+  it('answers a notification alone with 202 and no body', async () => {
+    const res = await post('{"jsonrpc": "2.0", "method": "notifications/initialized"}');
+    expect(res.status).toBe(202);
+    expect(res.text).toBe('');
+  });
+
+  it('keeps serving after every fault above', async () => {
+    const client = await connect();
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    for (const secret of up.secrets) expect(deps.logs.join('\n')).not.toContain(secret);
+  });
+});

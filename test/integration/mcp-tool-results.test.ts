@@ -1,0 +1,276 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { parseGwei } from 'viem';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { createApp } from '../../functions/app';
+import type { AppDeps } from '../../lib/deps';
+import { outputSchemaOf } from '../../lib/mcp/tool';
+import { l2GasTool } from '../../lib/mcp/tools/l2-gas';
+import { transactionCostTool } from '../../lib/mcp/tools/transaction-cost';
+import { computeTransactionCost } from '../../lib/mcp/transaction-cost';
+import { GasResponseSchema } from '../../lib/schemas/current-gas';
+import { createTestDeps, type TestDeps } from '../helpers/deps';
+import { L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+
+const ETH_USD = 2000;
+const POL_USD = 0.25;
+const GAS_WEI = {
+  arbitrum: parseGwei('0.0103'),
+  optimism: 1_234_567n,
+  base: parseGwei('0.0061'),
+  polygon: parseGwei('31.25'),
+};
+const L1_FEE_WEI = { optimism: 5_000_000_000_000n, base: 9_876_543_210n };
+
+let up: Upstreams;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  up = await startUpstreams();
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await up.reset();
+});
+afterAll(async () => {
+  await up?.close();
+});
+
+function setKnownState() {
+  up.coingecko.setPrice('ETH', { usd: ETH_USD });
+  up.coingecko.setPrice('POL', { usd: POL_USD });
+  for (const name of L2_NAMES) for (const sim of up.l2[name]) sim.setGasPrice(GAS_WEI[name]);
+  for (const name of ['optimism', 'base'] as const)
+    for (const sim of up.l2[name]) sim.setL1Fee(L1_FEE_WEI[name]);
+}
+
+/** A fresh app (own caches and last-good store) and an SDK client that calls it in-process. */
+async function connect(overrides: Partial<AppDeps> = {}) {
+  const deps = createTestDeps(
+    { ...up.env, UPSTREAM_TIMEOUT_MS: '400', PUBLIC_BASE_URL: 'https://gas.test' },
+    overrides,
+  );
+  const app = createApp(deps);
+  const client = new Client({ name: 'tool-results-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('https://gas.test/api/mcp'), {
+      fetch: async (input, init) => app.fetch(new Request(input, init)),
+    }),
+  );
+  clients.push(client);
+  // Listing caches the output schemas, so every callTool below is validated by the client as well.
+  await client.listTools();
+  return { app, deps, client };
+}
+
+/** Calls a tool and returns whether it failed and its text. */
+async function callRaw(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  const text = (result.content as Array<{ text: string }>)[0]?.text ?? '';
+  return { isError: result.isError === true, text, structured: result.structuredContent };
+}
+
+/** Calls a tool that must succeed and returns its result parsed with the tool's own output schema. */
+async function callOk<O extends z.ZodRawShape>(
+  client: Client,
+  tool: { name: string; output: O },
+  args: Record<string, unknown> = {},
+) {
+  const { isError, text, structured } = await callRaw(client, tool.name, args);
+  expect(isError, text).toBe(false);
+  const data = outputSchemaOf(tool).parse(structured) as z.output<ReturnType<typeof outputSchemaOf<O>>> & {
+    citation: string;
+  };
+  expect(text).toContain(data.citation);
+  expect(data.citation).toMatch(
+    /^Data from Gas Fee API \(https:\/\/gas\.test\), .* updated \d{4}-\d\d-\d\dT/,
+  );
+  return { data, text };
+}
+
+const estimate = (client: Client, args: Record<string, unknown> = {}) =>
+  callOk(client, transactionCostTool, args);
+
+function expectNoSecrets(deps: TestDeps, ...texts: string[]) {
+  const all = [...texts, ...deps.logs].join('\n');
+  for (const secret of up.secrets) expect(all).not.toContain(secret);
+}
+
+describe('MCP estimate_transaction_cost', () => {
+  it('prices a gas limit on Base exactly, with the L1 data fee of a representative transfer', async () => {
+    setKnownState();
+    const { client, deps } = await connect();
+    const { data, text } = await estimate(client, {
+      network: 'base',
+      gasLimit: 100_000,
+    });
+    const executionWei = 100_000n * GAS_WEI.base;
+    expect(data).toMatchObject({
+      network: 'base',
+      nativeToken: 'ETH',
+      gasLimit: 100_000,
+      tier: null,
+      gasPriceGwei: 0.0061,
+    });
+    expect(data.execution.gwei).toBe(Number(executionWei) / 1e9);
+    expect(data.execution.native).toBe(Number(executionWei) / 1e18);
+    const l1Eth = Number(L1_FEE_WEI.base) / 1e18;
+    // The L1 fee reaches the tool as a USD figure of 4 significant digits, and is reported as such.
+    const within4Digits = (actual: number | null | undefined, expected: number) =>
+      expect(Math.abs((actual ?? Number.NaN) - expected) / expected).toBeLessThan(5e-4);
+    within4Digits(data.l1DataFee?.usd, l1Eth * ETH_USD);
+    within4Digits(data.l1DataFee?.native, l1Eth);
+    within4Digits(data.total?.native, Number(executionWei) / 1e18 + l1Eth);
+    within4Digits(data.total?.usd, (Number(executionWei) / 1e18 + l1Eth) * ETH_USD);
+    expect(data.feeCompleteness).toBe('full_estimate');
+    expect(data.notes.join(' ')).toMatch(/representative serialized EIP-1559 ETH transfer/);
+    expect(data.notes.join(' ')).toMatch(/not on gasLimit/);
+    expect(text).toContain('100000 gas on Base');
+    expectNoSecrets(deps, JSON.stringify(data));
+  });
+
+  it('prices Polygon in POL with no L1 fee, and says a mainnet tier does not apply', async () => {
+    setKnownState();
+    const { client } = await connect();
+    const { data } = await estimate(client, { network: 'polygon', tier: 'high' });
+    expect(data).toMatchObject({
+      network: 'polygon',
+      nativeToken: 'POL',
+      gasLimit: 21_000,
+      gasPriceGwei: 31.25,
+      nativeUsd: POL_USD,
+    });
+    expect(data.execution).toEqual({ gwei: 656_250, native: 0.00065625, usd: 0.0001641 });
+    expect(data.l1DataFee).toBeNull();
+    expect(data.total).toEqual(data.execution);
+    expect(data.notes.join(' ')).toContain('tier "high" applies to mainnet only');
+  });
+
+  it('marks Arbitrum execution only', async () => {
+    setKnownState();
+    const { client } = await connect();
+    const { data, text } = await estimate(client, {
+      network: 'arbitrum',
+      gasLimit: 500_000,
+    });
+    expect(data.execution.gwei).toBe(5_150);
+    expect(data.feeCompleteness).toBe('execution_only');
+    expect(text).toContain('execution only');
+  });
+
+  it('prices mainnet at the asked tier of the same reading GET /api/gas serves', async () => {
+    setKnownState();
+    const { client, app } = await connect();
+    const gas = GasResponseSchema.parse(await (await app.request('/api/gas')).json());
+    for (const tier of ['low', 'average', 'high'] as const) {
+      const { data } = await estimate(client, { tier, gasLimit: 65_000 });
+      const expected = computeTransactionCost({
+        gasLimit: 65_000,
+        gasPriceGwei: gas[tier],
+        nativeUsd: ETH_USD,
+        l1DataFee: 'none',
+      });
+      expect(data).toMatchObject({
+        network: 'mainnet',
+        tier,
+        gasPriceGwei: gas[tier],
+        nativeUsd: ETH_USD,
+        ...expected,
+      });
+      expect(data.execution.gwei).toBeCloseTo(65_000 * gas[tier], 6);
+    }
+    const { data } = await estimate(client);
+    expect(data).toMatchObject({ gasLimit: 21_000, tier: 'average', network: 'mainnet' });
+  });
+
+  it('keeps every wei of a tiny L2 price times a large limit', () => {
+    const cost = computeTransactionCost({
+      gasLimit: 29_999_999,
+      gasPriceGwei: 0.000001237,
+      nativeUsd: null,
+      l1DataFee: 'none',
+    });
+    expect(cost.execution.gwei).toBe(37.109998763);
+    expect(cost.execution.usd).toBeNull();
+  });
+});
+
+describe('MCP tools when upstreams fail', () => {
+  it('gives isError results with the reason when no mainnet upstream answers', async () => {
+    for (const sim of up.mainnet) await sim.fault('refuse');
+    await up.etherscan.fault('http-500');
+    const { client, deps } = await connect();
+    for (const [name, args] of [
+      ['get_current_gas', {}],
+      ['best_time_to_transact', {}],
+      ['get_gas_forecast', { timeframe: '6h' }],
+      ['estimate_transaction_cost', {}],
+    ] as const) {
+      const result = await callRaw(client, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(result.text).toContain(`${name} failed: Gas data unavailable`);
+      expect(result.text).toContain('Retry after 30 seconds');
+      expectNoSecrets(deps, result.text);
+    }
+  });
+
+  it('gives an isError result when no price source answers, while a mainnet estimate says USD is unknown', async () => {
+    for (const sim of [up.coingecko, up.coinbase, up.kraken]) await sim.fault('http-500');
+    const { client, deps } = await connect();
+    const price = await callRaw(client, 'get_eth_price');
+    expect(price.isError).toBe(true);
+    expect(price.text).toContain('ETH/USD price unavailable');
+    const { data } = await estimate(client, { gasLimit: 30_000 });
+    expect(data.nativeUsd).toBeNull();
+    expect(data.execution.usd).toBeNull();
+    expect(data.execution.gwei).toBeGreaterThan(0);
+    expect(data.notes.join(' ')).toContain('USD figures unavailable');
+    expectNoSecrets(deps, price.text, JSON.stringify(data));
+  });
+
+  it('gives an isError result for an L2 network whose providers all hang, and still serves the others', async () => {
+    setKnownState();
+    for (const sim of up.l2.base) await sim.fault('hang');
+    const { client, deps } = await connect();
+    const base = await callRaw(client, 'get_l2_gas', { network: 'base' });
+    expect(base.isError).toBe(true);
+    expect(base.text).toContain('Base: Reading unavailable');
+    const baseCost = await callRaw(client, 'estimate_transaction_cost', { network: 'base' });
+    expect(baseCost.isError).toBe(true);
+    expect(baseCost.text).toContain('Base gas price unavailable');
+    const { data: all } = await callOk(client, l2GasTool);
+    expect(all.networks.map((n) => n.id)).toEqual(['arbitrum', 'optimism', 'base', 'polygon']);
+    expect(all.networks.find((n) => n.id === 'base')?.gasPriceGwei).toBeNull();
+    const { data: polygon } = await callOk(client, l2GasTool, { network: 'polygon' });
+    expect(polygon.networks).toHaveLength(1);
+    expect(polygon.networks[0]?.gasPriceGwei).toBe(31.25);
+    expectNoSecrets(deps, base.text, baseCost.text, JSON.stringify(all));
+  });
+
+  it('leaves the Optimism total unknown when the L1 fee cannot be read, rather than understating it', async () => {
+    setKnownState();
+    for (const sim of up.l2.optimism) await sim.fault('rpc-error', { methods: ['eth_call'] });
+    const { client } = await connect();
+    const { data, text } = await estimate(client, { network: 'optimism' });
+    expect(data.execution.gwei).toBeCloseTo((21_000 * Number(GAS_WEI.optimism)) / 1e9, 9);
+    expect(data.l1DataFee).toBeNull();
+    expect(data.total).toBeNull();
+    expect(data.feeCompleteness).toBe('execution_only');
+    expect(data.notes.join(' ')).toContain('could not be read from the GasPriceOracle');
+    expect(text).toContain('total unknown');
+  });
+
+  it('gives an isError result with Retry-After advice when the history store is down', async () => {
+    const { client, deps } = await connect({
+      withDb: () =>
+        Promise.reject(new Error('connect ECONNREFUSED postgres://user:sim-secret-key-db@127.0.0.1:5432/x')),
+    });
+    const result = await callRaw(client, 'get_gas_history', { range: '6h' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toBe(
+      'get_gas_history failed: History store unavailable: The history database cannot be reached; retry shortly. Retry after 30 seconds.',
+    );
+    expect(deps.logs.join('\n')).not.toContain('sim-secret-key-db');
+  });
+});
