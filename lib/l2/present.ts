@@ -27,6 +27,9 @@ export interface PresentedNetwork {
   readAt: number | null;
   /** True when an OP Stack network's L1 fee could not be read (feeCompleteness says execution_only). */
   l1FeeMissing: boolean;
+  /** The exact figures behind the reading, for consumers that price other gas limits (MCP). */
+  gasPriceWei: bigint | null;
+  l1FeeWei: bigint | null;
 }
 
 const L1_MISSING_NOTE =
@@ -93,6 +96,8 @@ export function presentNetwork(
       feeNote: notes.join(' '),
     },
     status: facts.status,
+    gasPriceWei: facts.gasPriceWei,
+    l1FeeWei: facts.l1FeeWei,
     readAt: facts.readAt,
     l1FeeMissing,
   };

@@ -31,6 +31,9 @@ export interface L2NetworkSnapshot {
   executionGasCostUsd: number | null;
   l1DataFeeUsd: number | null;
   nativeUsd: number | null;
+  /** Exact gas price and L1 data fee (of the representative transfer) in wei; null when unknown. */
+  gasPriceWei: bigint | null;
+  l1FeeWei: bigint | null;
 }
 
 /** One assembled answer: the served networks (SPEC order), their snapshot figures and its time. */
@@ -169,5 +172,7 @@ function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {
     executionGasCostUsd: p.reading.executionGasCostUsd,
     l1DataFeeUsd: p.reading.estimatedL1DataFeeUsd,
     nativeUsd: p.reading.nativeUsd,
+    gasPriceWei: p.gasPriceWei,
+    l1FeeWei: p.l1FeeWei,
   };
 }

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { parseGwei } from 'viem';
+import { formatEther, formatGwei, parseGwei } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createApp } from '../../functions/app';
@@ -115,14 +115,12 @@ describe('MCP estimate_transaction_cost', () => {
     });
     expect(data.execution.gwei).toBe(Number(executionWei) / 1e9);
     expect(data.execution.native).toBe(Number(executionWei) / 1e18);
-    const l1Eth = Number(L1_FEE_WEI.base) / 1e18;
-    // The L1 fee reaches the tool as a USD figure of 4 significant digits, and is reported as such.
-    const within4Digits = (actual: number | null | undefined, expected: number) =>
-      expect(Math.abs((actual ?? Number.NaN) - expected) / expected).toBeLessThan(5e-4);
-    within4Digits(data.l1DataFee?.usd, l1Eth * ETH_USD);
-    within4Digits(data.l1DataFee?.native, l1Eth);
-    within4Digits(data.total?.native, Number(executionWei) / 1e18 + l1Eth);
-    within4Digits(data.total?.usd, (Number(executionWei) / 1e18 + l1Eth) * ETH_USD);
+    // The L1 fee is carried in wei from the oracle's answer, so both it and the total are exact.
+    expect(data.l1DataFee?.native).toBe(Number(formatEther(L1_FEE_WEI.base)));
+    expect(data.l1DataFee?.gwei).toBe(Number(formatGwei(L1_FEE_WEI.base)));
+    expect(data.total?.native).toBe(Number(formatEther(executionWei + L1_FEE_WEI.base)));
+    const totalUsd = Number(formatEther(executionWei + L1_FEE_WEI.base)) * ETH_USD;
+    expect(Math.abs((data.total?.usd ?? Number.NaN) - totalUsd) / totalUsd).toBeLessThan(5e-4);
     expect(data.feeCompleteness).toBe('full_estimate');
     expect(data.notes.join(' ')).toMatch(/representative serialized EIP-1559 ETH transfer/);
     expect(data.notes.join(' ')).toMatch(/not on gasLimit/);
@@ -167,7 +165,7 @@ describe('MCP estimate_transaction_cost', () => {
       const { data } = await estimate(client, { tier, gasLimit: 65_000 });
       const expected = computeTransactionCost({
         gasLimit: 65_000,
-        gasPriceGwei: gas[tier],
+        gasPriceWei: parseGwei(String(gas[tier])),
         nativeUsd: ETH_USD,
         l1DataFee: 'none',
       });
@@ -187,7 +185,7 @@ describe('MCP estimate_transaction_cost', () => {
   it('keeps every wei of a tiny L2 price times a large limit', () => {
     const cost = computeTransactionCost({
       gasLimit: 29_999_999,
-      gasPriceGwei: 0.000001237,
+      gasPriceWei: 1237n,
       nativeUsd: null,
       l1DataFee: 'none',
     });

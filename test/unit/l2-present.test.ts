@@ -121,6 +121,8 @@ describe('selectL2SnapshotRows', () => {
       executionGasCostUsd: usd,
       l1DataFeeUsd: network === 'optimism' ? 0.002 : null,
       nativeUsd: usd === null ? null : 3000,
+      gasPriceWei: status === 'unavailable' ? null : 10_000_000n,
+      l1FeeWei: null,
     });
     const result: L2GasResult = {
       fetchedAt: NOW,

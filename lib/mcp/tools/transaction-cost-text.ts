@@ -51,13 +51,9 @@ export function l2Notes(input: L2NoteInput): string[] {
       cost.l1DataFee
         ? 'l1DataFee is the L1 data fee of a representative serialized EIP-1559 ETH transfer, read live from the ' +
             'GasPriceOracle predeploy (getL1Fee) and paid in ETH. It depends on the transaction size in bytes, not ' +
-            'on gasLimit: a contract call with more calldata pays a larger L1 fee than shown. Its ETH amount is ' +
-            'derived from the USD figure, to 4 significant digits.'
-        : reading.estimatedL1DataFeeUsd === null && reading.nativeUsd !== null
-          ? 'The L1 data fee could not be read from the GasPriceOracle just now: total is unknown and a real ' +
-            'transaction costs more than the execution figure.'
-          : 'The L1 data fee could not be priced (no ETH price): total is unknown and a real transaction costs ' +
-            'more than the execution figure.',
+            'on gasLimit: a contract call with more calldata pays a larger L1 fee than shown.'
+        : 'The L1 data fee could not be read from the GasPriceOracle just now: total is unknown and a real ' +
+            'transaction costs more than the execution figure.',
     );
   } else if (network.feeModel === 'rollup_arbitrum_nitro') {
     notes.push(

@@ -1,3 +1,4 @@
+import { formatGwei, parseGwei } from 'viem';
 import { z } from 'zod';
 import type { L2NetworkId } from '../../config';
 import type { AppDeps } from '../../deps';
@@ -74,7 +75,7 @@ async function estimateMainnet(deps: AppDeps, args: Args): Promise<ToolOutput<ty
   const gasPriceGwei = gas[tier];
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
-    gasPriceGwei,
+    gasPriceWei: parseGwei(gasPriceGwei.toFixed(9)),
     nativeUsd: price.usd,
     l1DataFee: 'none',
   });
@@ -99,16 +100,16 @@ async function estimateL2(deps: AppDeps, args: Args, id: L2NetworkId): Promise<T
   const result = await getL2Gas(deps);
   const reading = result.networks.find((n) => n.id === network.id);
   const snapshot = result.snapshots.find((s) => s.network === network.id);
-  if (!reading || !snapshot || reading.gasPriceGwei === null || snapshot.fetchedAt === null) {
+  if (!reading || !snapshot || snapshot.gasPriceWei === null || snapshot.fetchedAt === null) {
     throw new ToolUnavailableError(
       `${network.name} gas price unavailable: no provider answered and no reading of the last 5 minutes exists; retry shortly.`,
     );
   }
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
-    gasPriceGwei: reading.gasPriceGwei,
+    gasPriceWei: snapshot.gasPriceWei,
     nativeUsd: reading.nativeUsd,
-    l1DataFee: network.hasL1DataFee ? { usd: reading.estimatedL1DataFeeUsd } : 'none',
+    l1DataFee: network.hasL1DataFee ? { wei: snapshot.l1FeeWei } : 'none',
   });
   const updatedAt = new Date(snapshot.fetchedAt).toISOString();
   const data = {
@@ -117,7 +118,7 @@ async function estimateL2(deps: AppDeps, args: Args, id: L2NetworkId): Promise<T
     nativeToken: network.nativeToken,
     gasLimit: args.gasLimit,
     tier: null,
-    gasPriceGwei: reading.gasPriceGwei,
+    gasPriceGwei: Number(formatGwei(snapshot.gasPriceWei)),
     nativeUsd: reading.nativeUsd,
     ...cost,
     feeCompleteness:
