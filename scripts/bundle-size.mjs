@@ -13,4 +13,6 @@ for (const name of files) {
   gzip += gzipSync(bytes).length;
   console.log(`${name}: ${(bytes.length / 1024).toFixed(1)} KiB`);
 }
-console.log(`bundle: ${(raw / 1024).toFixed(1)} KiB raw, ${(gzip / 1024).toFixed(1)} KiB gzip (Workers free plan limit: 3 MiB gzip)`);
+console.log(
+  `bundle: ${(raw / 1024).toFixed(1)} KiB raw, ${(gzip / 1024).toFixed(1)} KiB gzip (Workers free plan limit: 3 MiB gzip)`,
+);

@@ -8,6 +8,8 @@ const require = createRequire(import.meta.url);
 try {
   require('@nomicfoundation/edr');
 } catch {
-  console.log(`installing native packages skipped under an older Node (now on Node ${process.versions.node})`);
+  console.log(
+    `installing native packages skipped under an older Node (now on Node ${process.versions.node})`,
+  );
   execSync('npm install --no-audit --no-fund', { stdio: 'inherit' });
 }

@@ -30,7 +30,9 @@ export async function startNodeHost(
   const config: Config = parseConfig(env);
   const log = options.log ?? createLogger();
   // The embedded (or configured) database is migrated before the first request or snapshot.
-  const engine: DatabaseEngine | undefined = options.deps?.withDb ? undefined : await openDatabase(nodeEngineSpec(config));
+  const engine: DatabaseEngine | undefined = options.deps?.withDb
+    ? undefined
+    : await openDatabase(nodeEngineSpec(config));
   await engine?.migrate();
   const deps: AppDeps = {
     config,

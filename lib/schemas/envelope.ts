@@ -4,7 +4,8 @@ import { z } from '@hono/zod-openapi';
 export const EnvelopeSchema = z.object({
   citation: z.string().openapi({
     description: 'Attribution naming the service; ends with `updated <ISO-8601 time of the data served>`.',
-    example: 'Data from Gas Fee API (https://gas.example.org), free public Ethereum gas data, updated 2026-11-22T05:00:00.000Z',
+    example:
+      'Data from Gas Fee API (https://gas.example.org), free public Ethereum gas data, updated 2026-11-22T05:00:00.000Z',
   }),
   tier: z.literal('free').openapi({ description: 'Always `free` at present.' }),
 });
