@@ -15,15 +15,24 @@ export default defineConfig({
       },
       {
         plugins: [
-          cloudflareTest({
+          cloudflareTest(({ inject }) => ({
             wrangler: { configPath: './wrangler.toml' },
-            miniflare: { bindings: { PUBLIC_BASE_URL: 'https://gas.test' } },
-          }),
+            miniflare: {
+              bindings: {
+                PUBLIC_BASE_URL: 'https://gas.test',
+                // Test-only: the Postgres, Neon relay and simulators of global-setup.ts, read by the
+                // snapshot tests alone (the Worker ignores unknown bindings).
+                SNAPSHOT_TEST_SETUP: inject('snapshotTestSetup'),
+              },
+            },
+          })),
         ],
         test: {
           name: 'workers',
           include: ['test/workers/**/*.test.ts'],
+          globalSetup: ['test/workers/global-setup.ts'],
           testTimeout: 30_000,
+          hookTimeout: 120_000,
         },
       },
     ],

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../lib/deps';
+import { runSnapshotJob } from './snapshot-job';
 
 /** One scheduled job: receives the dependencies and the time the scheduler fired. */
 export type ScheduledJob = {
@@ -7,7 +8,7 @@ export type ScheduledJob = {
 };
 
 /** Jobs run on every scheduler tick, by both hosts (Worker Cron Trigger and Node timer). */
-export const SCHEDULED_JOBS: ScheduledJob[] = [];
+export const SCHEDULED_JOBS: ScheduledJob[] = [{ name: 'snapshot', run: runSnapshotJob }];
 
 /**
  * Runs every scheduled job once. A failing job is logged and never stops the others; the next tick

@@ -16,7 +16,7 @@ export const L2_GAS_TTL_MS = 60_000;
 export const L2_GAS_DEGRADED_TTL_MS = 15_000;
 /** A network's last good reading is served for at most this long after every provider failed. */
 export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
-const CACHE_KEY = 'l2-gas';
+export const L2_GAS_CACHE_KEY = 'l2-gas';
 /** The last-known-good store may be a remote Redis; it must cost a request little when it is down. */
 const STORE_TIMEOUT_MS = 1_000;
 
@@ -61,9 +61,9 @@ const storeKey = (id: L2NetworkId) => `l2-gas:${id}`;
  * numbers, and a missing price leaves the USD fields null while the gwei figures stay.
  */
 export async function getL2Gas(deps: AppDeps): Promise<L2GasResult> {
-  const previous = deps.cache.peek<L2GasResult>(CACHE_KEY);
+  const previous = deps.cache.peek<L2GasResult>(L2_GAS_CACHE_KEY);
   const ttl = previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS;
-  return deps.cache.get(CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS));
+  return deps.cache.get(L2_GAS_CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS));
 }
 
 /** One row for the L2 history table, without its slot (the snapshot job assigns that). */

@@ -1,0 +1,95 @@
+import type { AppDeps } from '../lib/deps';
+import { HttpProblem } from '../lib/http/problem';
+import {
+  CURRENT_GAS_CACHE_KEY,
+  type CurrentGasReading,
+  getCurrentGas,
+  STALE_PREFIX,
+} from '../lib/services/current-gas';
+import { getL2Gas, L2_GAS_CACHE_KEY, type L2GasResult, selectL2SnapshotRows } from '../lib/services/l2-gas';
+import type { L2Snapshot, MainnetSnapshot } from '../lib/store/history-writes';
+
+/**
+ * Drops a cached answer read before `slotStart`: a slot must hold a reading taken in it, not the
+ * previous slot's (the L2 cache lives 60 s and Cron Triggers fire 60 s apart). Concurrent runs still
+ * share one upstream read, since the cache coalesces the reload.
+ */
+function forgetIfOlder<T>(
+  deps: Pick<AppDeps, 'cache'>,
+  key: string,
+  readAtOf: (value: T) => number,
+  slotStart: number,
+): void {
+  const cached = deps.cache.peek<T>(key);
+  if (cached && readAtOf(cached.value) < slotStart) deps.cache.delete(key);
+}
+
+/**
+ * Reads mainnet gas for a slot through the endpoints' service and shapes the row to store, or
+ * returns why nothing can be stored: no upstream answered, or only a last good reading exists (that
+ * is no new data: it was already stored when it was live).
+ */
+export async function readMainnetForSlot(
+  deps: AppDeps,
+  slotStart: number,
+): Promise<{ row: MainnetSnapshot } | { skipped: string }> {
+  forgetIfOlder<CurrentGasReading>(deps, CURRENT_GAS_CACHE_KEY, (r) => Date.parse(r.updatedAt), slotStart);
+  let reading: CurrentGasReading;
+  try {
+    reading = await getCurrentGas(deps);
+  } catch (error) {
+    return { skipped: error instanceof HttpProblem ? 'no upstream answered' : 'unexpected error' };
+  }
+  if (reading.source.startsWith(STALE_PREFIX)) return { skipped: 'only a last good reading' };
+  const readAt = Date.parse(reading.updatedAt);
+  if (!(readAt >= slotStart)) return { skipped: 'reading older than the slot' };
+  return {
+    row: {
+      slotStart,
+      readAt,
+      blockNumber: reading.blockNumber,
+      baseFeeGwei: reading.baseFee,
+      lowGwei: reading.low,
+      averageGwei: reading.average,
+      highGwei: reading.high,
+      source: reading.source,
+    },
+  };
+}
+
+/**
+ * Reads the L2 networks for a slot through the endpoints' service and returns the rows to store for
+ * the `wanted` networks (live readings with a price, taken in the slot) and the wanted networks left
+ * out, each with the service's status for the log.
+ */
+export async function readL2ForSlot(
+  deps: AppDeps,
+  slotStart: number,
+  wanted: ReadonlySet<string>,
+): Promise<{ rows: L2Snapshot[]; skipped: Record<string, string> }> {
+  forgetIfOlder<L2GasResult>(deps, L2_GAS_CACHE_KEY, (r) => r.fetchedAt, slotStart);
+  let result: L2GasResult | undefined;
+  try {
+    result = await getL2Gas(deps);
+  } catch {
+    // The service promises not to throw; should it, every network is skipped for this slot.
+  }
+  const rows = result
+    ? selectL2SnapshotRows(result)
+        .filter((row) => wanted.has(row.network) && row.readAt >= slotStart)
+        .map((row) => ({ ...row, slotStart }))
+    : [];
+  const skipped: Record<string, string> = {};
+  for (const network of wanted) {
+    if (rows.some((row) => row.network === network)) continue;
+    const snapshot = result?.snapshots.find((s) => s.network === network);
+    skipped[network] = !snapshot
+      ? 'not read'
+      : snapshot.status !== 'live'
+        ? snapshot.status
+        : snapshot.executionGasCostUsd === null
+          ? 'no price'
+          : 'reading older than the slot';
+  }
+  return { rows, skipped };
+}

@@ -1,0 +1,72 @@
+import type { AppDeps } from '../lib/deps';
+import { L2_NETWORKS } from '../lib/l2/networks';
+import { describeDbError } from '../lib/store/database';
+import { insertL2Snapshots, insertMainnetSnapshot, pruneHistory } from '../lib/store/history-writes';
+import { slotStartOf } from '../lib/store/slots';
+import { readSlotPresence } from './slot-presence';
+import { readL2ForSlot, readMainnetForSlot } from './slot-readings';
+
+/** What one run did to its slot; returned for tests and summarised in the log. */
+export interface SnapshotResult {
+  /** Start (epoch ms) of the 90-second slot holding the tick. */
+  slotStart: number;
+  /** `exists`: stored before (by an earlier or a concurrent run); `skipped`: no live upstream reading. */
+  mainnet: 'written' | 'exists' | 'skipped';
+  /** L2 networks this run wrote. */
+  l2: string[];
+  /** Rows deleted for being older than the retention windows. */
+  pruned: { mainnet: number; l2: number };
+}
+
+/** The history store failed during a run; nothing of the run was stored and the next run retries. */
+export class SnapshotStoreError extends Error {
+  override name = 'SnapshotStoreError';
+}
+
+/**
+ * Writes the 90-second slot holding `firedAt` (SPEC decision 15): mainnet gas and the four L2 networks,
+ * read through the services the endpoints use, each part inserted only if absent, so any number of
+ * ticks and overlapping runs store a slot once. A slot found complete costs one lookup and no
+ * upstream call. An upstream failure skips its part (a later tick in the same slot fills it in); the
+ * writes and the retention pruning share one transaction, so a database failure leaves nothing
+ * half-written, is logged, and makes the run reject so the scheduler reports it.
+ */
+export async function runSnapshotJob(deps: AppDeps, firedAt: number): Promise<SnapshotResult> {
+  const slotStart = slotStartOf(firedAt);
+  const slot = new Date(slotStart).toISOString();
+  let result: SnapshotResult;
+  try {
+    result = await deps.withDb(async (db) => {
+      const present = await readSlotPresence(db, slotStart);
+      const wantedL2 = new Set<string>(L2_NETWORKS.map((n) => n.id).filter((id) => !present.l2.has(id)));
+      const [mainnet, l2] = await Promise.all([
+        present.mainnet ? undefined : readMainnetForSlot(deps, slotStart),
+        wantedL2.size > 0 ? readL2ForSlot(deps, slotStart, wantedL2) : { rows: [], skipped: {} },
+      ]);
+      if (mainnet && 'skipped' in mainnet) {
+        deps.log.warn('snapshot: mainnet part skipped', { slot, reason: mainnet.skipped });
+      }
+      if (Object.keys(l2.skipped).length > 0) {
+        deps.log.warn('snapshot: l2 networks skipped', { slot, networks: l2.skipped });
+      }
+      return db.transaction(async (tx) => {
+        const mainnetRow = mainnet && 'row' in mainnet ? mainnet.row : undefined;
+        const mainnetWritten = mainnetRow ? await insertMainnetSnapshot(tx, mainnetRow) : false;
+        const l2Written = l2.rows.length > 0 ? await insertL2Snapshots(tx, l2.rows) : [];
+        const pruned = await pruneHistory(tx, deps.now());
+        return {
+          slotStart,
+          mainnet: mainnetWritten ? 'written' : mainnet && 'skipped' in mainnet ? 'skipped' : 'exists',
+          l2: l2Written,
+          pruned,
+        } satisfies SnapshotResult;
+      });
+    });
+  } catch (error) {
+    const reason = describeDbError(error);
+    deps.log.error('snapshot not stored; the next run retries', { slot, error: reason });
+    throw new SnapshotStoreError(`slot ${slot} not stored: ${reason}`);
+  }
+  deps.log.info('snapshot', { slot, mainnet: result.mainnet, l2: result.l2, pruned: result.pruned });
+  return result;
+}

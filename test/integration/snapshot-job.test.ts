@@ -1,0 +1,159 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runSnapshotJob, type SnapshotResult } from '../../cron/snapshot-job';
+import type { AppDeps } from '../../lib/deps';
+import type { DatabaseEngine } from '../../lib/store/engines';
+import { insertMainnetSnapshot } from '../../lib/store/history-writes';
+import { SLOT_MS, slotStartOf } from '../../lib/store/slots';
+import { createTestDeps, type TestDeps } from '../helpers/deps';
+import { L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+import {
+  clearHistory,
+  countRows,
+  ENGINE_KINDS,
+  type EngineLab,
+  queryRows,
+  startEngineLab,
+} from './helpers/history-engines';
+
+const DAY_MS = 86_400_000;
+const ALL_L2 = [...L2_NAMES].sort();
+
+// One clock for the simulators and the app, so chain heads and freshness checks agree when a test moves it.
+let clockMs = Date.now();
+const now = () => clockMs;
+
+let up: Upstreams;
+let lab: EngineLab;
+const engines = new Map<string, DatabaseEngine>();
+
+beforeAll(async () => {
+  [up, lab] = await Promise.all([startUpstreams({ now }), startEngineLab()]);
+  for (const kind of ENGINE_KINDS) engines.set(kind, await lab.open(kind));
+});
+afterEach(async () => {
+  await up.reset();
+  clockMs = Date.now();
+});
+afterAll(async () => {
+  await up?.close();
+  await lab?.close();
+});
+
+function depsOn(engine: DatabaseEngine, overrides: Partial<AppDeps> = {}): TestDeps {
+  return createTestDeps(
+    { ...up.env, UPSTREAM_TIMEOUT_MS: '500' },
+    { now, withDb: engine.withDb, ...overrides },
+  );
+}
+
+function expectNoSecrets(text: string): void {
+  for (const secret of up.secrets) expect(text).not.toContain(secret);
+}
+
+describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
+  const engine = () => engines.get(kind) as DatabaseEngine;
+
+  it('writes mainnet and the four L2 networks into the slot holding the tick', async () => {
+    await engine().withDb(clearHistory);
+    const deps = depsOn(engine());
+    const firedAt = clockMs;
+    const result = await runSnapshotJob(deps, firedAt);
+    const slotStart = slotStartOf(firedAt);
+    expect(result).toEqual({
+      slotStart,
+      mainnet: 'written',
+      l2: expect.any(Array),
+      pruned: { mainnet: 0, l2: 0 },
+    });
+    expect([...result.l2].sort()).toEqual(ALL_L2);
+
+    const [row] = await engine().withDb((db) =>
+      queryRows(
+        db,
+        sql`SELECT slot_start, read_at, source, low_gwei, average_gwei, high_gwei FROM mainnet_snapshots`,
+      ),
+    );
+    expect(new Date(row?.slot_start as string).getTime()).toBe(slotStart);
+    const readAt = new Date(row?.read_at as string).getTime();
+    expect(readAt).toBeGreaterThanOrEqual(slotStart);
+    expect(readAt).toBeLessThan(slotStart + SLOT_MS);
+    expect(row?.source).toBe(`127.0.0.1:${up.mainnet[0]?.port}`);
+    expect(Number(row?.low_gwei)).toBeLessThanOrEqual(Number(row?.average_gwei));
+    expect(Number(row?.average_gwei)).toBeLessThanOrEqual(Number(row?.high_gwei));
+    const l2 = await engine().withDb((db) =>
+      queryRows(db, sql`SELECT network, slot_start FROM l2_snapshots ORDER BY network`),
+    );
+    expect(l2.map((r) => r.network)).toEqual(ALL_L2);
+    expect(l2.every((r) => new Date(r.slot_start as string).getTime() === slotStart)).toBe(true);
+    expectNoSecrets(deps.logs.join('\n'));
+  });
+
+  it('writes a slot once under 200 overlapping runs, with one upstream read shared by all', async () => {
+    await engine().withDb(clearHistory);
+    const deps = depsOn(engine());
+    const firedAt = clockMs;
+    const results: SnapshotResult[] = await Promise.all(
+      Array.from({ length: 200 }, () => runSnapshotJob(deps, firedAt)),
+    );
+    expect(results.filter((r) => r.mainnet === 'written')).toHaveLength(1);
+    expect(results.filter((r) => r.mainnet === 'exists')).toHaveLength(199);
+    expect(results.flatMap((r) => r.l2).sort()).toEqual(ALL_L2);
+    expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
+    expect(await engine().withDb((db) => countRows(db, 'l2_snapshots'))).toBe(4);
+    const feeHistoryCalls = up.mainnet.reduce((n, sim) => n + (sim.requests.byMethod.eth_feeHistory ?? 0), 0);
+    expect(feeHistoryCalls).toBe(1);
+  });
+
+  it('asks no upstream again once its slot is complete, and writes the next slot at the next tick', async () => {
+    await engine().withDb(clearHistory);
+    const deps = depsOn(engine());
+    // Late in a slot, so the next slot's tick finds the services' caches still young.
+    const first = slotStartOf(clockMs);
+    clockMs = first + 85_000;
+    await runSnapshotJob(deps, clockMs);
+    const asked = up.all.reduce((n, sim) => n + sim.requests.total, 0);
+    clockMs = first + 89_000;
+    const again = await runSnapshotJob(deps, clockMs);
+    expect(again).toMatchObject({ slotStart: first, mainnet: 'exists', l2: [] });
+    expect(up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
+
+    clockMs = first + SLOT_MS + 5_000;
+    const next = await runSnapshotJob(deps, clockMs);
+    expect(next).toMatchObject({ slotStart: first + SLOT_MS, mainnet: 'written' });
+    expect([...next.l2].sort()).toEqual(ALL_L2);
+    // Each slot holds a reading taken in it, not the previous slot's cached one.
+    const rows = await engine().withDb((db) =>
+      queryRows(
+        db,
+        sql`SELECT slot_start, read_at FROM l2_snapshots UNION ALL SELECT slot_start, read_at FROM mainnet_snapshots`,
+      ),
+    );
+    for (const row of rows) {
+      const slot = new Date(row.slot_start as string).getTime();
+      const readAt = new Date(row.read_at as string).getTime();
+      expect(readAt - slot).toBeGreaterThanOrEqual(0);
+      expect(readAt - slot).toBeLessThan(SLOT_MS);
+    }
+  });
+
+  it('prunes rows older than the retention windows', async () => {
+    await engine().withDb(clearHistory);
+    const old = slotStartOf(clockMs - 36 * DAY_MS);
+    await engine().withDb((db) =>
+      insertMainnetSnapshot(db, {
+        slotStart: old,
+        readAt: old,
+        blockNumber: 1,
+        baseFeeGwei: 1,
+        lowGwei: 1,
+        averageGwei: 1,
+        highGwei: 1,
+        source: 'old',
+      }),
+    );
+    const result = await runSnapshotJob(depsOn(engine()), clockMs);
+    expect(result.pruned).toEqual({ mainnet: 1, l2: 0 });
+    expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
+  });
+});

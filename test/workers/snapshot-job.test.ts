@@ -1,0 +1,93 @@
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
+import { neonConfig, Pool } from '@neondatabase/serverless';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import worker from '../../functions/index';
+import type { SnapshotTestSetup } from './global-setup';
+
+const SLOT_MS = 90_000;
+const setup = JSON.parse(env.SNAPSHOT_TEST_SETUP ?? '{}') as SnapshotTestSetup;
+// The Worker's own bindings plus the test database and the simulators.
+const workerEnv = { ...env, ...setup.env };
+
+beforeAll(() => {
+  // Test-only Neon settings: reach the local relay over plain ws:// instead of Neon's TLS endpoint.
+  // They live in the test, not in the Worker: the Worker's code is the production path, untouched.
+  neonConfig.wsProxy = (host, port) => `127.0.0.1:${setup.relayPort}/v2?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+});
+
+/** Runs the Worker's `scheduled` handler for one Cron Trigger tick and returns what it logged. */
+async function tick(scheduledTime: number): Promise<string[]> {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+  try {
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime, cron: '* * * * *' }), workerEnv, ctx);
+    await waitOnExecutionContext(ctx);
+  } finally {
+    spy.mockRestore();
+  }
+  return lines;
+}
+
+async function query(text: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+  const pool = new Pool({ connectionString: setup.env.DATABASE_URL });
+  // As in lib/store/neon.ts: the relay's closing socket is reported on the pool after end().
+  pool.on('error', () => {});
+  try {
+    return (await pool.query(text, params)).rows as Array<Record<string, unknown>>;
+  } finally {
+    await pool.end();
+  }
+}
+
+describe('Worker Cron Trigger in workerd', () => {
+  it('writes the slot of the tick into Postgres through Neon, once however many ticks touch it', async () => {
+    const scheduledTime = Date.now();
+    const slotStart = Math.floor(scheduledTime / SLOT_MS) * SLOT_MS;
+    const logs = await tick(scheduledTime);
+    expect(logs.find((l) => l.includes(' info snapshot '))).toContain('"mainnet":"written"');
+    expect(logs.some((l) => l.includes('scheduled run') && l.includes('"failed":0'))).toBe(true);
+
+    const mainnet = await query('SELECT source, read_at FROM mainnet_snapshots WHERE slot_start = $1', [
+      new Date(slotStart).toISOString(),
+    ]);
+    expect(mainnet).toHaveLength(1);
+    expect(String(mainnet[0]?.source)).toMatch(/^127\.0\.0\.1:\d+$/);
+    const l2 = await query('SELECT network FROM l2_snapshots WHERE slot_start = $1 ORDER BY network', [
+      new Date(slotStart).toISOString(),
+    ]);
+    expect(l2.map((r) => r.network)).toEqual(['arbitrum', 'base', 'optimism', 'polygon']);
+
+    // A second tick in the same slot finds it complete.
+    const again = await tick(scheduledTime + 1_000);
+    expect(again.find((l) => l.includes(' info snapshot '))).toContain('"mainnet":"exists","l2":[]');
+    const count = await query('SELECT count(*)::int AS n FROM mainnet_snapshots', []);
+    expect(count[0]?.n).toBe(1);
+    for (const line of [...logs, ...again]) expect(line).not.toMatch(/sim-secret/);
+  });
+
+  it('logs a database it cannot reach, reports the run failed, and leaks no credential', async () => {
+    const deadDb = 'postgres://postgres:hunter2secret@127.0.0.1:1/none';
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    try {
+      const ctx = createExecutionContext();
+      const controller = createScheduledController({ scheduledTime: Date.now(), cron: '* * * * *' });
+      await worker.scheduled(controller, { ...workerEnv, DATABASE_URL: deadDb }, ctx);
+      await waitOnExecutionContext(ctx);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines.some((l) => l.includes('snapshot not stored; the next run retries'))).toBe(true);
+    expect(lines.some((l) => l.includes('scheduled run') && l.includes('"failed":1'))).toBe(true);
+    expect(lines.join('\n')).not.toContain('hunter2secret');
+  });
+});
