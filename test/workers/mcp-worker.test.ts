@@ -9,6 +9,8 @@ import { TOOL_NAMES } from '../../lib/mcp/tools';
 const ENDPOINT = 'https://gas.test/api/mcp';
 const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 // Port 9 (discard) on loopback refuses connections: every upstream fails at once, deterministically.
+// workerd prints "uncaught exception ... Network connection lost" for every refused fetch even when
+// the rejection is caught (a bare `await fetch(...).catch(...)` prints it too): noise, not a failure.
 const DOWN = 'http://127.0.0.1:9';
 const SECRET = 'worker-secret-key-0123456789';
 const downEnv: Env = {

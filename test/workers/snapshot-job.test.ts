@@ -1,27 +1,12 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
-import { neonConfig, Pool } from '@neondatabase/serverless';
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
+import { Pool } from '@neondatabase/serverless';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../functions/index';
-import type { SnapshotTestSetup } from './global-setup';
+import { setup, useNeonRelay, workerEnv } from './test-setup';
 
 const SLOT_MS = 90_000;
-const setup = JSON.parse(env.SNAPSHOT_TEST_SETUP ?? '{}') as SnapshotTestSetup;
-// The Worker's own bindings plus the test database and the simulators.
-const workerEnv = { ...env, ...setup.env };
 
-beforeAll(() => {
-  // Test-only Neon settings: reach the local relay over plain ws:// instead of Neon's TLS endpoint.
-  // They live in the test, not in the Worker: the Worker's code is the production path, untouched.
-  neonConfig.wsProxy = (host, port) => `127.0.0.1:${setup.relayPort}/v2?address=${host}:${port}`;
-  neonConfig.useSecureWebSocket = false;
-  neonConfig.pipelineTLS = false;
-  neonConfig.pipelineConnect = false;
-});
+beforeAll(useNeonRelay);
 
 /** Runs the Worker's `scheduled` handler for one Cron Trigger tick and returns what it logged. */
 async function tick(scheduledTime: number): Promise<string[]> {
@@ -69,7 +54,9 @@ describe('Worker Cron Trigger in workerd', () => {
     // A second tick in the same slot finds it complete.
     const again = await tick(scheduledTime + 1_000);
     expect(again.find((l) => l.includes(' info snapshot '))).toContain('"mainnet":"exists","l2":[]');
-    const count = await query('SELECT count(*)::int AS n FROM mainnet_snapshots', []);
+    const count = await query('SELECT count(*)::int AS n FROM mainnet_snapshots WHERE slot_start = $1', [
+      new Date(slotStart).toISOString(),
+    ]);
     expect(count[0]?.n).toBe(1);
     for (const line of [...logs, ...again]) expect(line).not.toMatch(/sim-secret/);
   });

@@ -1,0 +1,109 @@
+// Every MCP tool called with valid arguments through the Worker's fetch handler in workerd, against
+// the upstream simulators and the PostgreSQL 15 (through Neon's driver) that global-setup.ts started.
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Pool } from '@neondatabase/serverless';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import worker from '../../functions/index';
+import { setup, useNeonRelay, workerEnv } from './test-setup';
+
+let client: Client;
+
+beforeAll(async () => {
+  useNeonRelay();
+  client = new Client({ name: 'workerd-tools-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('https://gas.test/api/mcp'), {
+      fetch: async (input, init) => {
+        const ctx = createExecutionContext();
+        const res = await worker.fetch(new Request(input, init), workerEnv, ctx);
+        await waitOnExecutionContext(ctx);
+        return res;
+      },
+    }),
+  );
+  // Listing caches the output schemas: the client then validates every structured result below.
+  await client.listTools();
+});
+afterAll(async () => {
+  await client?.close();
+});
+
+/** Calls a tool that must succeed; returns its structured content and its text. */
+async function call(name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  const text = (result.content as Array<{ text: string }>)[0]?.text ?? '';
+  expect(result.isError, `${name}: ${text}`).not.toBe(true);
+  // Secrets of the simulated providers (API keys inside URLs) never reach a result.
+  for (const url of Object.values(setup.env)) {
+    const key = /\/(sim-secret[^/?]*)/.exec(url)?.[1];
+    if (key) expect(text + JSON.stringify(result.structuredContent)).not.toContain(key);
+  }
+  return { data: result.structuredContent as Record<string, any>, text };
+}
+
+describe('MCP tools on the Worker in workerd, valid calls', () => {
+  it('get_current_gas answers ordered tiers from the simulated providers', async () => {
+    const { data } = await call('get_current_gas');
+    expect(data.low).toBeGreaterThan(0);
+    expect(data.low).toBeLessThanOrEqual(data.average);
+    expect(data.average).toBeLessThanOrEqual(data.high);
+  });
+
+  it('get_eth_price answers a positive USD price', async () => {
+    const { data } = await call('get_eth_price');
+    expect(data.usd).toBeGreaterThan(0);
+  });
+
+  it('get_l2_gas answers all four networks, and one when asked', async () => {
+    const all = await call('get_l2_gas');
+    expect(all.data.networks.map((n: { id: string }) => n.id)).toEqual([
+      'arbitrum',
+      'optimism',
+      'base',
+      'polygon',
+    ]);
+    for (const n of all.data.networks) expect(n.gasPriceGwei, n.id).toBeGreaterThan(0);
+    const base = await call('get_l2_gas', { network: 'base' });
+    expect(base.data.networks).toHaveLength(1);
+    expect(base.data.networks[0].l1DataFeeUsd).not.toBeNull();
+  });
+
+  it('get_gas_history reads the Postgres store through Neon', async () => {
+    // One stored slot three hours back, with figures no live reading has.
+    const slotStart = Math.floor((Date.now() - 3 * 3_600_000) / 90_000) * 90_000;
+    const pool = new Pool({ connectionString: setup.env.DATABASE_URL });
+    pool.on('error', () => {});
+    try {
+      await pool.query(
+        `INSERT INTO mainnet_snapshots (slot_start, read_at, block_number, base_fee_gwei, low_gwei, average_gwei, high_gwei, source)
+         VALUES ($1, $1, 1, 7.5, 8.25, 9.125, 11.5, 'workerd-test') ON CONFLICT DO NOTHING`,
+        [new Date(slotStart).toISOString()],
+      );
+    } finally {
+      await pool.end();
+    }
+    const { data } = await call('get_gas_history', { range: '6h' });
+    expect(data.meta.requestedRange).toBe('6h');
+    expect(data.points).toContainEqual({ timestamp: new Date(slotStart).toISOString(), gasPrice: 9.125 });
+  });
+
+  it('get_gas_forecast and best_time_to_transact answer the asked timeframe with a decision', async () => {
+    const forecast = await call('get_gas_forecast', { timeframe: '6h' });
+    expect(forecast.data.timeframe).toBe('6h');
+    expect(forecast.data.predictions).toHaveLength(6);
+    expect(['send_now', 'wait']).toContain(forecast.data.decision.recommendation);
+    const best = await call('best_time_to_transact', { timeframe: '12h' });
+    expect(best.text.length).toBeGreaterThan(0);
+  });
+
+  it('estimate_transaction_cost prices mainnet and an OP Stack network', async () => {
+    const mainnet = await call('estimate_transaction_cost', { gasLimit: 65_000, tier: 'high' });
+    expect(mainnet.data).toMatchObject({ gasLimit: 65_000, tier: 'high', network: 'mainnet' });
+    expect(mainnet.data.execution.gwei).toBeGreaterThan(0);
+    const op = await call('estimate_transaction_cost', { gasLimit: 21_000, network: 'optimism' });
+    expect(op.data.feeCompleteness).toBe('full_estimate');
+    expect(op.data.total.native).toBeGreaterThan(op.data.execution.native);
+  });
+});
