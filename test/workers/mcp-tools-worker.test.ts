@@ -5,7 +5,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from '@neondatabase/serverless';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import worker from '../../functions/index';
+import { outputSchemaOf } from '../../lib/mcp/tool';
+import { bestTimeTool } from '../../lib/mcp/tools/best-time';
+import { currentGasTool } from '../../lib/mcp/tools/current-gas';
+import { ethPriceTool } from '../../lib/mcp/tools/eth-price';
+import { gasForecastTool } from '../../lib/mcp/tools/gas-forecast';
+import { gasHistoryTool } from '../../lib/mcp/tools/gas-history';
+import { l2GasTool } from '../../lib/mcp/tools/l2-gas';
+import { transactionCostTool } from '../../lib/mcp/tools/transaction-cost';
 import { setup, useNeonRelay, workerEnv } from './test-setup';
 
 let client: Client;
@@ -30,8 +39,12 @@ afterAll(async () => {
   await client?.close();
 });
 
-/** Calls a tool that must succeed; returns its structured content and its text. */
-async function call(name: string, args: Record<string, unknown> = {}) {
+/** Calls a tool that must succeed; returns its structured content, parsed with its output schema, and its text. */
+async function call<O extends z.ZodRawShape>(
+  tool: { name: string; output: O },
+  args: Record<string, unknown> = {},
+) {
+  const name = tool.name;
   const result = await client.callTool({ name, arguments: args });
   const text = (result.content as Array<{ text: string }>)[0]?.text ?? '';
   expect(result.isError, `${name}: ${text}`).not.toBe(true);
@@ -40,34 +53,34 @@ async function call(name: string, args: Record<string, unknown> = {}) {
     const key = /\/(sim-secret[^/?]*)/.exec(url)?.[1];
     if (key) expect(text + JSON.stringify(result.structuredContent)).not.toContain(key);
   }
-  return { data: result.structuredContent as Record<string, any>, text };
+  const data = outputSchemaOf(tool).parse(result.structuredContent) as z.output<
+    ReturnType<typeof outputSchemaOf<O>>
+  > & { citation: string };
+  expect(text).toContain(data.citation);
+  return { data, text };
 }
 
 describe('MCP tools on the Worker in workerd, valid calls', () => {
   it('get_current_gas answers ordered tiers from the simulated providers', async () => {
-    const { data } = await call('get_current_gas');
+    const { data } = await call(currentGasTool);
     expect(data.low).toBeGreaterThan(0);
     expect(data.low).toBeLessThanOrEqual(data.average);
     expect(data.average).toBeLessThanOrEqual(data.high);
   });
 
   it('get_eth_price answers a positive USD price', async () => {
-    const { data } = await call('get_eth_price');
+    const { data } = await call(ethPriceTool);
     expect(data.usd).toBeGreaterThan(0);
   });
 
   it('get_l2_gas answers all four networks, and one when asked', async () => {
-    const all = await call('get_l2_gas');
-    expect(all.data.networks.map((n: { id: string }) => n.id)).toEqual([
-      'arbitrum',
-      'optimism',
-      'base',
-      'polygon',
-    ]);
+    const all = await call(l2GasTool);
+    expect(all.data.networks.map((n) => n.id)).toEqual(['arbitrum', 'optimism', 'base', 'polygon']);
     for (const n of all.data.networks) expect(n.gasPriceGwei, n.id).toBeGreaterThan(0);
-    const base = await call('get_l2_gas', { network: 'base' });
+    const base = await call(l2GasTool, { network: 'base' });
     expect(base.data.networks).toHaveLength(1);
-    expect(base.data.networks[0].l1DataFeeUsd).not.toBeNull();
+    expect(base.data.networks[0]).toMatchObject({ id: 'base', feeCompleteness: 'full_estimate' });
+    expect(base.data.networks[0]?.estimatedL1DataFeeUsd).toBeGreaterThan(0);
   });
 
   it('get_gas_history reads the Postgres store through Neon', async () => {
@@ -84,26 +97,26 @@ describe('MCP tools on the Worker in workerd, valid calls', () => {
     } finally {
       await pool.end();
     }
-    const { data } = await call('get_gas_history', { range: '6h' });
+    const { data } = await call(gasHistoryTool, { range: '6h' });
     expect(data.meta.requestedRange).toBe('6h');
     expect(data.points).toContainEqual({ timestamp: new Date(slotStart).toISOString(), gasPrice: 9.125 });
   });
 
   it('get_gas_forecast and best_time_to_transact answer the asked timeframe with a decision', async () => {
-    const forecast = await call('get_gas_forecast', { timeframe: '6h' });
+    const forecast = await call(gasForecastTool, { timeframe: '6h' });
     expect(forecast.data.timeframe).toBe('6h');
     expect(forecast.data.predictions).toHaveLength(6);
     expect(['send_now', 'wait']).toContain(forecast.data.decision.recommendation);
-    const best = await call('best_time_to_transact', { timeframe: '12h' });
+    const best = await call(bestTimeTool, { timeframe: '12h' });
     expect(best.text.length).toBeGreaterThan(0);
   });
 
   it('estimate_transaction_cost prices mainnet and an OP Stack network', async () => {
-    const mainnet = await call('estimate_transaction_cost', { gasLimit: 65_000, tier: 'high' });
+    const mainnet = await call(transactionCostTool, { gasLimit: 65_000, tier: 'high' });
     expect(mainnet.data).toMatchObject({ gasLimit: 65_000, tier: 'high', network: 'mainnet' });
     expect(mainnet.data.execution.gwei).toBeGreaterThan(0);
-    const op = await call('estimate_transaction_cost', { gasLimit: 21_000, network: 'optimism' });
+    const op = await call(transactionCostTool, { gasLimit: 21_000, network: 'optimism' });
     expect(op.data.feeCompleteness).toBe('full_estimate');
-    expect(op.data.total.native).toBeGreaterThan(op.data.execution.native);
+    expect(op.data.total?.native).toBeGreaterThan(op.data.execution.native);
   });
 });
