@@ -6,9 +6,10 @@
  * Reads the two real hourly series the back-test scores and, before anything else sees them, cuts
  * each to its tuning part with `selectTuningRows` (the hours before the held-out last third, the
  * same cut the back-test reports). Starting from the defaults in `lib/forecast/params.ts`, it runs
- * coordinate descent: each parameter in turn takes the candidate value that minimises the objective
- * (mean of each series' MAE ratios over their targets, `objectiveOf`), the others held, for a few
- * rounds or until nothing changes. Each series is scored with a built-in profile derived without
+ * coordinate descent: each parameter (or pair that only acts together) in turn takes the candidate
+ * value that minimises the objective (mean of each series' MAE ratios over their targets,
+ * `objectiveOf`), the others held, if it gains at least `MIN_GAIN`, for a few rounds or until
+ * nothing changes. Each series is scored with a built-in profile derived without
  * it (from the other series' tuning parts and the 2021 base-fee series' first two thirds), so the
  * prior's weight is judged on weeks the prior never saw. Then it back-tests the chosen parameters
  * on the tuning rows in full (decision included, with the shipped profile) and prints JSON. Copy
@@ -54,9 +55,22 @@ const CANDIDATES: Partial<Record<NumericKey, number[]>> = {
   profileWeeks: [2, 3, 4, 6],
   shrinkCount: [2, 4, 6, 10, 16],
   priorWeeks: [0, 1, 2, 4, 8],
-  recentShapeDays: [0, 3, 7],
-  recentShapeWeight: [0, 0.25, 0.5],
 };
+
+/**
+ * Parameters searched as a pair: either alone is inert while the other is 0 (no days, or no
+ * weight), so one-at-a-time descent could never switch the recent-shape correction on.
+ */
+const JOINT: { names: [NumericKey, NumericKey]; values: [number, number][] } = {
+  names: ['recentShapeDays', 'recentShapeWeight'],
+  values: [
+    [0, 0],
+    ...[3, 7, 10, 14].flatMap((days) => [0.25, 0.5, 0.75].map((w): [number, number] => [days, w])),
+  ],
+};
+
+/** Least objective gain (about a third of a percent of it) for which the search leaves the incumbent. */
+const MIN_GAIN = 0.003;
 
 const { values: args } = parseArgs({
   options: {
@@ -88,20 +102,36 @@ const scoreAll = (params: ForecastParams): PointScore[] =>
 let params: ForecastParams = { ...DEFAULT_FORECAST_PARAMS };
 const startScores = scoreAll(params);
 let best = objectiveOf(startScores);
-const trail: { round: number; parameter: string; value: number; objective: number }[] = [];
+const trail: { round: number; parameter: string; value: string; objective: number }[] = [];
+const coordinates: { names: NumericKey[]; values: number[][] }[] = [
+  ...(Object.entries(CANDIDATES) as [NumericKey, number[]][]).map(([name, values]) => ({
+    names: [name],
+    values: values.map((v) => [v]),
+  })),
+  JOINT,
+];
 for (let round = 1; round <= Number(args.rounds); round++) {
   let changed = false;
-  for (const [name, values] of Object.entries(CANDIDATES) as [NumericKey, number[]][]) {
+  for (const { names, values } of coordinates) {
     for (const value of values) {
-      if (value === params[name]) continue;
-      const trial = { ...params, [name]: value };
+      if (names.every((name, j) => value[j] === params[name])) continue;
+      const trial = { ...params };
+      names.forEach((name, j) => {
+        trial[name] = value[j] ?? trial[name];
+      });
       const objective = objectiveOf(scoreAll(trial));
-      // Ties keep the incumbent, so the search never wanders on noise-level differences.
-      if (objective < best - 1e-6) {
+      // A move must gain at least MIN_GAIN; smaller differences are noise that would only fit
+      // these tuning weeks, so the incumbent keeps them.
+      if (objective < best - MIN_GAIN) {
         best = objective;
         params = trial;
         changed = true;
-        trail.push({ round, parameter: name, value, objective: Number(objective.toFixed(5)) });
+        trail.push({
+          round,
+          parameter: names.join('+'),
+          value: value.join('/'),
+          objective: Number(objective.toFixed(5)),
+        });
       }
     }
   }

@@ -8,15 +8,17 @@
  *    learned shape is blended with a built-in shape derived from real mainnet data
  *    (`fallback-profile.ts`), which counts as 4 weeks of data (scaled down when single hours
  *    scatter less than 0.1 in log around the learned shape: clean history needs no prior).
- *    Medians keep one-hour spikes out.
+ *    Medians keep one-hour spikes out. Half of the last 10 days' departure from that shape at each
+ *    UTC hour of day (a median per hour) is added, so a daily rhythm that has shifted lately shows
+ *    before the multi-week shape learns it.
  * 2. Level. The median of the deseasonalised values of the last 24 hours (`log-model.ts` can
  *    weight recent hours more and let the level drift back to a weekly baseline; the parameter
  *    search found neither helps, so both are off).
  * 3. Anchor. The current reading's deviation d from level + shape persists with weight
  *    0.1 + 0.9 * 0.75^k at k hours ahead: mostly gone within half a day (most excursions are
  *    transient), a tenth kept all the way (some are level shifts).
- *    forecast(k) = exp(level + shape(hour k) + weight(k) * d). Low and high ride on the average at
- *    their typical distance (`tiers.ts`).
+ *    forecast(k) = exp(level + shape(hour k) + weight(k) * d), the shape with its recent correction.
+ *    Low and high ride on the average at their typical distance (`tiers.ts`).
  * 4. Confidence. The model is replayed from each hour of the last 14 days of history; the robust
  *    spread of its log errors at each lead time, blended with a prior spread worth 48 errors
  *    (0.35, or 0.5 on the fallback profile), gives sigma(k). Point confidence is the probability
