@@ -8,8 +8,8 @@ import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
 import { insertL2Snapshots } from '../../lib/store/history-writes';
 import { listSlotStarts, slotStartOf } from '../../lib/store/slots';
 import { createTestDeps } from '../helpers/deps';
+import { findFreePort } from '../helpers/free-port';
 import { clearHistory, ENGINE_KINDS, type EngineLab, startEngineLab } from './helpers/history-engines';
-import { findFreePort } from './helpers/postgres-server';
 
 const NOW = slotStartOf(Date.UTC(2026, 10, 21, 16, 5, 0)) + 12_000;
 const SECRET = 'pw-9f3c1e-secret';

@@ -42,6 +42,8 @@ describe('HTTP conventions', () => {
       '/api/eth-price': 30,
       '/api/l2-gas': 60,
       '/api/l2-gas-history': 15,
+      // Not in SPEC 4.3's table; mainnet readings refresh about every 30 s (SPEC's Freshness row).
+      '/api/gas': 30,
       '/openapi.json': 300,
     };
     for (const [path, seconds] of Object.entries(expected)) {

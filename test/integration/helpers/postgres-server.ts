@@ -1,10 +1,10 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { findFreePort } from '../../helpers/free-port';
 
 const run = promisify(execFile);
 
@@ -20,18 +20,6 @@ export interface PostgresServer {
   createDatabase(name: string): Promise<string>;
   /** Stops the server at once (running connections are cut) and deletes its files. */
   stop(): Promise<void>;
-}
-
-/** Returns a TCP port nobody listens on right now. */
-export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs a PostgreSQL binary as the `postgres` user when we are root (initdb refuses root). */

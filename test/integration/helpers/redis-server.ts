@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { findFreePort } from '../../helpers/free-port';
 
 /** A reply of the Redis protocol (RESP2) as JavaScript values; errors come back as RespError. */
 export type RespValue = string | number | null | RespError | RespValue[];
@@ -33,7 +34,7 @@ export async function startRedisServer(): Promise<RedisServer> {
         '`apt-get install -y redis-server` (the CI script does).',
     );
   }
-  const port = await freePort();
+  const port = await findFreePort();
   const child = spawn(
     'redis-server',
     [
@@ -62,18 +63,6 @@ export async function startRedisServer(): Promise<RedisServer> {
     resume: () => child.kill('SIGCONT'),
     stop: () => stopProcess(child),
   };
-}
-
-/** Asks the OS for a free port (redis-server cannot listen on port 0 and report it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPing(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
