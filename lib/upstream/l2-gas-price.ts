@@ -1,4 +1,5 @@
 import type { PublicClient } from 'viem';
+import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import { weiToGwei } from '../l2/fees';
 import type { L2Network } from '../l2/networks';
@@ -58,7 +59,6 @@ export async function readL2Network(
     chainId: network.chainId,
     urls: deps.config.l2RpcUrls[network.id],
     timeoutMs,
-    maxBlockAgeMs: 60_000,
     maxLagBlocks: Math.ceil(MAX_LAG_MS / network.blockTimeMs),
     ...overrides,
   };
@@ -82,7 +82,14 @@ export async function readL2Network(
   const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt));
   if (others.length === 0 || leftMs < 200) return { ...reading, l1FeeFailure: l1.failure };
   try {
-    const retry = createRpcPool(deps, { ...options, urls: others, deadlineMs: leftMs });
+    // Its own health record: a failing oracle call must not put a provider whose gas price is
+    // good on hold in the network's pool.
+    const retry = createRpcPool(deps, {
+      ...options,
+      name: `${network.id}:l1-fee`,
+      urls: others,
+      deadlineMs: leftMs,
+    });
     const fee = await retry.request((client) => readL1FeeWei(rpcCall(client), network.chainId));
     return { ...reading, l1FeeWei: fee.value };
   } catch (error) {
@@ -110,22 +117,10 @@ async function readSample(client: PublicClient, network: L2Network): Promise<Sam
   if (!(gwei >= min && gwei <= max)) throw new RpcAttemptError('absurd', 'gas price out of range');
   return {
     gasPriceWei,
-    l1: await withGrace(l1, L1_FEE_GRACE_MS),
+    // l1 never rejects, so a rejection here is the grace running out.
+    l1: await settleWithin(l1, L1_FEE_GRACE_MS).catch(() => ({ failure: 'timeout' as const })),
     head: { number: block.number, timestamp: Number(block.timestamp) },
   };
-}
-
-/** Resolves like `l1`, or as a timeout failure once `ms` have passed. */
-async function withGrace(l1: Promise<Sample['l1']>, ms: number): Promise<Sample['l1']> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<Sample['l1']>((resolve) => {
-    timer = setTimeout(() => resolve({ failure: 'timeout' }), ms);
-  });
-  try {
-    return await Promise.race([l1, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Adapts a viem client to the plain JSON-RPC call the oracle reader takes. */

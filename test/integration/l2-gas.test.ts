@@ -168,6 +168,29 @@ describe('GET /api/l2-gas', () => {
     expect(result.cacheControl).toBe('public, max-age=15, s-maxage=15');
   });
 
+  it('does not hold a failing getL1Fee against the provider that answers the gas price', async () => {
+    setKnownState();
+    await Promise.all(
+      up.l2.base.map((sim) =>
+        sim.fault('rpc-error', { methods: ['eth_call'], code: -32000, message: 'execution reverted' }),
+      ),
+    );
+    const { get } = instance();
+    // Each degraded answer lives 15 s; every refresh asks the second provider for the L1 fee again.
+    for (let i = 0; i < 3; i++) {
+      expect(item((await get()).body, 'base').feeCompleteness).toBe('execution_only');
+      clock += 16_000;
+    }
+    // The primary goes away: the second provider, never wrong about the gas price, must answer live.
+    await up.l2.base[0]?.fault('refuse');
+    const secondary = up.l2.base[1];
+    const before = secondary?.requests.byMethod.eth_gasPrice ?? 0;
+    const base = item((await get()).body, 'base');
+    expect(secondary?.requests.byMethod.eth_gasPrice ?? 0).toBeGreaterThan(before);
+    expect(base.gasPriceGwei).toBe(0.0061);
+    expect(base.feeNote).not.toMatch(/last good|unavailable/i);
+  });
+
   it('serves Base without its L1 fee when getL1Fee hangs, without losing the gas price', async () => {
     setKnownState();
     await Promise.all(up.l2.base.map((sim) => sim.fault('hang', { methods: ['eth_call'] })));
