@@ -1,23 +1,29 @@
+import { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { HttpProblem } from '../http/problem';
+import { readLastGood, writeLastGood } from '../store/last-good';
 import { readEtherscanGas } from '../upstream/etherscan';
 import { getMainnetBestBlock, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
 
 /** How far (in blocks, about a minute) the explorer may trail the best block RPC providers served. */
 const EXPLORER_MAX_LAG_BLOCKS = 5;
 
-/** The current mainnet reading every consumer (REST, dashboard, snapshot job, MCP) uses. */
-export interface CurrentGasReading {
-  low: number;
-  average: number;
-  high: number;
-  baseFee: number;
-  blockNumber: number;
+/**
+ * The current mainnet reading every consumer (REST, dashboard, snapshot job, MCP) uses. Also what the
+ * shared last-good store holds, so it is validated when read back.
+ */
+const CurrentGasReadingSchema = z.object({
+  low: z.number().positive().finite(),
+  average: z.number().positive().finite(),
+  high: z.number().positive().finite(),
+  baseFee: z.number().positive().finite(),
+  blockNumber: z.number().int().positive(),
   /** Provider label, `etherscan`, or `stale:<label>` for a last good reading. */
-  source: string;
+  source: z.string().min(1),
   /** ISO-8601 time the reading was taken upstream. */
-  updatedAt: string;
-}
+  updatedAt: z.iso.datetime(),
+});
+export type CurrentGasReading = z.infer<typeof CurrentGasReadingSchema>;
 
 export const CURRENT_GAS_CACHE_KEY = 'current-gas';
 export const CURRENT_GAS_TTL_MS = 30_000;
@@ -53,18 +59,14 @@ export async function getCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
 export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
   const live = await readLive(deps);
   if (live) {
-    await deps.lastGood.set(CURRENT_GAS_LAST_GOOD_KEY, live, Date.parse(live.updatedAt)).catch(() => {
-      deps.log.warn('last good store unavailable', { key: CURRENT_GAS_LAST_GOOD_KEY, op: 'set' });
-    });
+    await writeLastGood(deps, CURRENT_GAS_LAST_GOOD_KEY, live, Date.parse(live.updatedAt));
     return live;
   }
-  const stored = await deps.lastGood.get<CurrentGasReading>(CURRENT_GAS_LAST_GOOD_KEY).catch(() => {
-    deps.log.warn('last good store unavailable', { key: CURRENT_GAS_LAST_GOOD_KEY, op: 'get' });
-    return null;
-  });
+  // Only live readings are stored, so the stored source never carries the stale prefix already.
+  const stored = await readLastGood(deps, CURRENT_GAS_LAST_GOOD_KEY, CurrentGasReadingSchema);
   if (stored && deps.now() - stored.storedAt <= MAX_STALE_MS) {
     deps.log.warn('serving last good mainnet gas', { ageMs: deps.now() - stored.storedAt });
-    return { ...stored.value, source: `${STALE_PREFIX}${stored.value.source.replace(STALE_PREFIX, '')}` };
+    return { ...stored.value, source: `${STALE_PREFIX}${stored.value.source}` };
   }
   throw new HttpProblem(
     503,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
+import { LAST_GOOD_TIMEOUT_MS, readLastGood, writeLastGood } from '../store/last-good';
 import { readPriceChain } from '../upstream/price-chain';
 import {
   PRICE_SOURCES,
@@ -109,7 +109,9 @@ async function loadLive(deps: AppDeps, token: PriceToken): Promise<PriceRecord> 
   const deadlineAt = deps.now() + PRICE_DEADLINE_MS;
   const storeMs = storeTimeoutMs(deps);
   // Read alongside the chain, so a failed chain or a sparkline-less answer does not wait for it afterwards.
-  const lastGood = readLastGood(deps, token, storeMs);
+  const lastGood = readLastGood(deps, recordKey(token), PriceRecordSchema, storeMs).then(
+    (hit) => hit?.value ?? null,
+  );
   const outcome = await readPriceChain(deps, token, deadlineAt - WRITE_RESERVE_MS);
   if (!outcome.ok) throw new PriceChainFailure(outcome.kind, await lastGood);
   const { reading } = outcome;
@@ -124,39 +126,14 @@ async function loadLive(deps: AppDeps, token: PriceToken): Promise<PriceRecord> 
     readAt: outcome.readAt,
     sparkline,
   };
-  await writeLastGood(deps, token, record, Math.min(storeMs, deadlineAt - deps.now()));
+  const writeMs = Math.min(storeMs, deadlineAt - deps.now());
+  if (writeMs > 0) await writeLastGood(deps, recordKey(token), record, record.readAt, writeMs);
   return record;
 }
 
 /** The store's time budget: an unreachable Redis must cost little of the answer's deadline. */
 function storeTimeoutMs(deps: AppDeps): number {
-  return Math.min(1_000, deps.config.upstreamTimeoutMs);
-}
-
-async function readLastGood(
-  deps: AppDeps,
-  token: PriceToken,
-  timeoutMs: number,
-): Promise<PriceRecord | null> {
-  try {
-    const hit = await settleWithin(deps.lastGood.get<unknown>(recordKey(token)), timeoutMs);
-    if (!hit) return null;
-    const parsed = PriceRecordSchema.safeParse(hit.value);
-    if (parsed.success) return parsed.data;
-    deps.log.warn('ignored an unreadable last-known-good price', { token });
-  } catch (error) {
-    deps.log.warn('last-known-good price not read', { token, error: String(error).slice(0, 200) });
-  }
-  return null;
-}
-
-async function writeLastGood(deps: AppDeps, token: PriceToken, record: PriceRecord, timeoutMs: number) {
-  if (timeoutMs <= 0) return;
-  try {
-    await settleWithin(deps.lastGood.set(recordKey(token), record, record.readAt), timeoutMs);
-  } catch (error) {
-    deps.log.warn('last-known-good price not saved', { token, error: String(error).slice(0, 200) });
-  }
+  return Math.min(LAST_GOOD_TIMEOUT_MS, deps.config.upstreamTimeoutMs);
 }
 
 function newest(a: PriceRecord | null, b: PriceRecord | null): PriceRecord | null {

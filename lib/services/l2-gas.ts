@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { settleWithin } from '../async';
 import type { L2NetworkId } from '../config';
 import type { AppDeps } from '../deps';
 import { L2_NETWORKS, type L2Network } from '../l2/networks';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
+import { readLastGood, writeLastGood } from '../store/last-good';
 import { readL2Network } from '../upstream/l2-gas-price';
 import { RpcPoolError } from '../upstream/rpc-errors';
 import { getTokenPrice } from './eth-price';
@@ -17,8 +17,6 @@ export const L2_GAS_DEGRADED_TTL_MS = 15_000;
 /** A network's last good reading is served for at most this long after every provider failed. */
 export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
 export const L2_GAS_CACHE_KEY = 'l2-gas';
-/** The last-known-good store may be a remote Redis; it must cost a request little when it is down. */
-const STORE_TIMEOUT_MS = 1_000;
 
 /** The per-network figures the snapshot job stores (SPEC.md 2.11, decision 15). */
 export interface L2NetworkSnapshot {
@@ -128,17 +126,14 @@ async function readFacts(deps: AppDeps, network: L2Network): Promise<NetworkFact
       l1FeeWei: live.l1FeeWei?.toString() ?? null,
       readAt: live.readAt,
     };
-    await settleWithin(deps.lastGood.set(storeKey(network.id), stored, live.readAt), STORE_TIMEOUT_MS).catch(
-      (error: unknown) =>
-        deps.log.warn('l2 last good not saved', { network: network.id, error: String(error).slice(0, 200) }),
-    );
+    await writeLastGood(deps, storeKey(network.id), stored, live.readAt);
     return { status: 'live', gasPriceWei: live.gasPriceWei, l1FeeWei: live.l1FeeWei, readAt: live.readAt };
   } catch (error) {
     // Only labels and failure kinds are logged: other error texts may embed a provider URL and its key.
     const failures = error instanceof RpcPoolError ? error.failures : [{ kind: 'unexpected' }];
     deps.log.warn('l2 network unavailable live', { network: network.id, failures });
   }
-  const lastGood = await readLastGood(deps, network.id);
+  const lastGood = (await readLastGood(deps, storeKey(network.id), StoredReadingSchema))?.value;
   if (lastGood && deps.now() - lastGood.readAt <= L2_LAST_GOOD_MAX_AGE_MS) {
     return {
       status: 'last-good',
@@ -148,19 +143,6 @@ async function readFacts(deps: AppDeps, network: L2Network): Promise<NetworkFact
     };
   }
   return { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null };
-}
-
-async function readLastGood(deps: AppDeps, id: L2NetworkId) {
-  try {
-    const hit = await settleWithin(deps.lastGood.get<unknown>(storeKey(id)), STORE_TIMEOUT_MS);
-    if (!hit) return null;
-    const parsed = StoredReadingSchema.safeParse(hit.value);
-    if (parsed.success) return parsed.data;
-    deps.log.warn('ignored an unreadable l2 last good reading', { network: id });
-  } catch (error) {
-    deps.log.warn('l2 last good not read', { network: id, error: String(error).slice(0, 200) });
-  }
-  return null;
 }
 
 function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {

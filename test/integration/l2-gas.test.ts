@@ -279,9 +279,9 @@ describe('GET /api/l2-gas', () => {
     });
     const second = await unreadable.get();
     expect(item(second.body, 'optimism').feeNote).toMatch(/^Reading unavailable/);
-    expect(
-      unreadable.deps.logs.some((line) => line.includes('ignored an unreadable l2 last good reading')),
-    ).toBe(true);
+    expect(unreadable.deps.logs.some((line) => line.includes('ignored an unreadable last good value'))).toBe(
+      true,
+    );
   });
 
   it('documents the endpoint and its partial failure in /openapi.json', async () => {

@@ -144,6 +144,17 @@ describe('GET /api/gas when everything fails', () => {
     expect(body.detail).not.toMatch(/127\.0\.0\.1|http/);
   });
 
+  it('answers 503, not a crash, when the shared store holds a garbled reading', async () => {
+    await failEveryRpc();
+    await upstreams.etherscan.fault('refuse');
+    const lastGood = createMemoryLastGoodStore();
+    await lastGood.set('current-gas:mainnet', { low: 'cheap', source: 42 }, Date.now());
+    const deps = createTestDeps(upstreams.env, { lastGood });
+    const { res } = await getGas(deps);
+    expect(res.status).toBe(503);
+    expect(deps.logs.join('\n')).toContain('ignored an unreadable last good value');
+  });
+
   it('answers 503 on a cold start', async () => {
     await failEveryRpc();
     await upstreams.etherscan.fault('http-500');

@@ -174,7 +174,7 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
         expect(answer.status, name).toBe(200);
         expect(answer.body.source, name).toBe('unavailable');
         const logText = [...healthy.deps.logs, ...cold.deps.logs].join('\n');
-        expect(logText, name).toMatch(/last-good store failed|last-known-good price not (read|saved)/);
+        expect(logText, name).toMatch(/last-good store failed|last good value not (read|saved)/);
         expect(logText, name).not.toContain(upstash.token);
       } finally {
         undo?.();

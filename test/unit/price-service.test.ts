@@ -208,7 +208,7 @@ describe('GET /api/eth-price (service behaviour)', () => {
       const answer = await cold.get();
       expect(answer.status, name).toBe(200);
       expect(answer.body.source, name).toBe('unavailable');
-      expect(cold.deps.logs.join('\n'), name).toMatch(/last-known-good price not (read|saved)|unreadable/);
+      expect(cold.deps.logs.join('\n'), name).toMatch(/last good value not (read|saved)|unreadable/);
     }
   });
 
