@@ -14,13 +14,15 @@ export interface SlotPresence {
  */
 export async function readSlotPresence(db: Database, slotStart: number): Promise<SlotPresence> {
   const at = new Date(slotStart);
-  const [mainnet, l2] = await Promise.all([
-    db
-      .select({ slotStart: mainnetSnapshots.slotStart })
-      .from(mainnetSnapshots)
-      .where(eq(mainnetSnapshots.slotStart, at))
-      .limit(1),
-    db.select({ network: l2Snapshots.network }).from(l2Snapshots).where(eq(l2Snapshots.slotStart, at)),
-  ]);
+  // One after the other: on a pool opened for this run, parallel queries would open a second connection.
+  const mainnet = await db
+    .select({ slotStart: mainnetSnapshots.slotStart })
+    .from(mainnetSnapshots)
+    .where(eq(mainnetSnapshots.slotStart, at))
+    .limit(1);
+  const l2 = await db
+    .select({ network: l2Snapshots.network })
+    .from(l2Snapshots)
+    .where(eq(l2Snapshots.slotStart, at));
   return { mainnet: mainnet.length > 0, l2: new Set(l2.map((row) => row.network)) };
 }

@@ -27,9 +27,10 @@ export class SnapshotStoreError extends Error {
  * Writes the 90-second slot holding `firedAt` (SPEC decision 15): mainnet gas and the four L2 networks,
  * read through the services the endpoints use, each part inserted only if absent, so any number of
  * ticks and overlapping runs store a slot once. A slot found complete costs one lookup and no
- * upstream call. An upstream failure skips its part (a later tick in the same slot fills it in); the
- * writes and the retention pruning share one transaction, so a database failure leaves nothing
- * half-written, is logged, and makes the run reject so the scheduler reports it.
+ * upstream call or write. An upstream failure skips its part (a later tick in the same slot fills it
+ * in); the writes and the retention pruning share one transaction, run only when there is something
+ * to write, so a database failure leaves nothing half-written, is logged, and makes the run reject
+ * so the scheduler reports it.
  */
 export async function runSnapshotJob(deps: AppDeps, firedAt: number): Promise<SnapshotResult> {
   const slotStart = slotStartOf(firedAt);
@@ -49,14 +50,24 @@ export async function runSnapshotJob(deps: AppDeps, firedAt: number): Promise<Sn
       if (Object.keys(l2.skipped).length > 0) {
         deps.log.warn('snapshot: l2 networks skipped', { slot, networks: l2.skipped });
       }
+      const mainnetRow = mainnet && 'row' in mainnet ? mainnet.row : undefined;
+      const mainnetOutcome = mainnet && 'skipped' in mainnet ? 'skipped' : 'exists';
+      // Nothing new to store (slot complete, or every part skipped): no transaction, no pruning.
+      if (!mainnetRow && l2.rows.length === 0) {
+        return {
+          slotStart,
+          mainnet: mainnetOutcome,
+          l2: [],
+          pruned: { mainnet: 0, l2: 0 },
+        } satisfies SnapshotResult;
+      }
       return db.transaction(async (tx) => {
-        const mainnetRow = mainnet && 'row' in mainnet ? mainnet.row : undefined;
         const mainnetWritten = mainnetRow ? await insertMainnetSnapshot(tx, mainnetRow) : false;
         const l2Written = l2.rows.length > 0 ? await insertL2Snapshots(tx, l2.rows) : [];
         const pruned = await pruneHistory(tx, deps.now());
         return {
           slotStart,
-          mainnet: mainnetWritten ? 'written' : mainnet && 'skipped' in mainnet ? 'skipped' : 'exists',
+          mainnet: mainnetWritten ? 'written' : mainnetOutcome,
           l2: l2Written,
           pruned,
         } satisfies SnapshotResult;

@@ -7,10 +7,8 @@ import { createCoalescingCache } from '../http/cache';
 import { createLogger, type Logger } from '../log';
 import { createLastGoodStore } from '../store/create-last-good';
 import { type DatabaseEngine, nodeEngineSpec, openDatabase } from '../store/engines';
+import { SLOT_MS } from '../store/slots';
 import { startSlotScheduler } from './scheduler';
-
-/** The scheduler period of the Node host: one history slot. */
-const SLOT_MS = 90_000;
 
 /** A running Node host. */
 export interface NodeHost {

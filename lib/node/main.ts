@@ -1,5 +1,6 @@
 import { ConfigError } from '../config';
 import { createLogger } from '../log';
+import { describeDbError } from '../store/database';
 import { startNodeHost } from './host';
 
 /** Entry point of `npm start`: serve until SIGINT/SIGTERM, then shut down cleanly. */
@@ -24,6 +25,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error instanceof ConfigError ? error.message : `start-up failed: ${String(error)}`);
+  console.error(error instanceof ConfigError ? error.message : `start-up failed: ${describeDbError(error)}`);
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps';
 import type { HourlyGasPoint } from '../forecast';
+import { describeDbError } from '../store/database';
 import { readHourlyHistory } from '../store/history-queries';
 
 /** How far back the forecaster looks: four weeks for the weekly shape, two more for its error replay. */
@@ -28,7 +29,7 @@ export function getForecastHistory(
       const { hours, snapshotCount } = await deps.withDb((db) => readHourlyHistory(db, since));
       return { hours, snapshotCount, storeAvailable: true };
     } catch (error) {
-      deps.log.warn('history store unavailable for the forecast', { error: String(error) });
+      deps.log.warn('history store unavailable for the forecast', { error: describeDbError(error) });
       return { hours: [], snapshotCount: 0, storeAvailable: false };
     }
   });

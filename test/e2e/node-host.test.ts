@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
@@ -6,16 +9,22 @@ import { type NodeHost, startNodeHost } from '../../lib/node/host';
 describe('Node host over HTTP', () => {
   let host: NodeHost;
   let base: string;
+  let dataDir: string;
   const lines: string[] = [];
 
   beforeAll(async () => {
+    // A fresh data directory: never the `.data` that `npm start` uses in the working tree.
+    dataDir = mkdtempSync(join(tmpdir(), 'gas-node-host-'));
     host = await startNodeHost(
-      { PORT: '0' },
+      { PORT: '0', DATA_DIR: dataDir },
       { log: createLogger((line) => lines.push(line)), scheduler: false },
     );
     base = `http://127.0.0.1:${host.port}`;
   });
-  afterAll(() => host.close());
+  afterAll(async () => {
+    await host.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('serves a valid OpenAPI 3.0 document with version, licence and servers', async () => {
     const res = await fetch(`${base}/openapi.json`);

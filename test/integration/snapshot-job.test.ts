@@ -139,21 +139,33 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
 
   it('prunes rows older than the retention windows', async () => {
     await engine().withDb(clearHistory);
+    // Early in a slot, so the second tick below falls in the same slot.
+    clockMs = slotStartOf(clockMs) + 10_000;
     const old = slotStartOf(clockMs - 36 * DAY_MS);
-    await engine().withDb((db) =>
-      insertMainnetSnapshot(db, {
-        slotStart: old,
-        readAt: old,
-        blockNumber: 1,
-        baseFeeGwei: 1,
-        lowGwei: 1,
-        averageGwei: 1,
-        highGwei: 1,
-        source: 'old',
-      }),
-    );
-    const result = await runSnapshotJob(depsOn(engine()), clockMs);
+    const oldRow = {
+      slotStart: old,
+      readAt: old,
+      blockNumber: 1,
+      baseFeeGwei: 1,
+      lowGwei: 1,
+      averageGwei: 1,
+      highGwei: 1,
+      source: 'old',
+    };
+    await engine().withDb((db) => insertMainnetSnapshot(db, oldRow));
+    const deps = depsOn(engine());
+    const result = await runSnapshotJob(deps, clockMs);
     expect(result.pruned).toEqual({ mainnet: 1, l2: 0 });
     expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
+
+    // A tick that finds its slot complete writes nothing, so it opens no transaction and prunes nothing;
+    // the next slot's write prunes again.
+    await engine().withDb((db) => insertMainnetSnapshot(db, { ...oldRow, slotStart: old + SLOT_MS }));
+    const again = await runSnapshotJob(deps, clockMs + 1_000);
+    expect(again).toMatchObject({ mainnet: 'exists', l2: [], pruned: { mainnet: 0, l2: 0 } });
+    expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(2);
+    clockMs = slotStartOf(clockMs) + SLOT_MS + 5_000;
+    const next = await runSnapshotJob(deps, clockMs);
+    expect(next).toMatchObject({ mainnet: 'written', pruned: { mainnet: 1, l2: 0 } });
   });
 });

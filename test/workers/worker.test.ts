@@ -40,17 +40,23 @@ describe('Worker host in workerd', () => {
     expect(await hit.json()).toEqual(await miss.json());
   });
 
-  it('runs the scheduled handler for the tick it was given', async () => {
+  it('runs the scheduled jobs for the tick it was given, and reports a job that cannot run', async () => {
+    // The plain bindings have no DATABASE_URL: the snapshot job must fail, loudly, for that slot.
+    // (snapshot-job.test.ts runs the same handler against a real database.)
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
-    const scheduledTime = Date.UTC(2026, 0, 1, 12, 0, 0);
-    const controller = createScheduledController({ scheduledTime, cron: '* * * * *' });
-    const ctx = createExecutionContext();
-    await worker.scheduled(controller, env, ctx);
-    await waitOnExecutionContext(ctx);
-    spy.mockRestore();
-    expect(
-      lines.some((line) => line.includes('scheduled run') && line.includes('2026-01-01T12:00:00.000Z')),
-    ).toBe(true);
+    try {
+      const scheduledTime = Date.UTC(2026, 0, 1, 12, 0, 0);
+      const controller = createScheduledController({ scheduledTime, cron: '* * * * *' });
+      const ctx = createExecutionContext();
+      await worker.scheduled(controller, env, ctx);
+      await waitOnExecutionContext(ctx);
+    } finally {
+      spy.mockRestore();
+    }
+    const run = lines.find((line) => line.includes('scheduled run'));
+    expect(run).toContain('2026-01-01T12:00:00.000Z');
+    expect(run).toContain('"failed":1');
+    expect(lines.join('\n')).toMatch(/snapshot not stored.*2026-01-01T12:00:00\.000Z.*DATABASE_URL is not set/);
   });
 });

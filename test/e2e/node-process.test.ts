@@ -1,0 +1,66 @@
+// `npm start` as a real process: it serves, logs one line per request, and exits 0 on SIGINT/SIGTERM.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../helpers/free-port';
+import { startUpstreams, type Upstreams } from '../upstreams';
+
+let up: Upstreams;
+beforeAll(async () => {
+  up = await startUpstreams();
+});
+afterAll(async () => {
+  await up?.close();
+});
+
+/** Resolves with the output once `pattern` appears on stdout; rejects if the process exits first. */
+function waitForOutput(child: ChildProcess, output: () => string, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (pattern.test(output())) {
+        child.stdout?.off('data', check);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before ${pattern}: ${output()}`)));
+  });
+}
+
+describe('npm start as a process', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'serves, then shuts down cleanly on %s',
+    { timeout: 60_000 },
+    async (signal) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'gas-node-process-'));
+      const port = await findFreePort();
+      const child = spawn(join('node_modules', '.bin', 'tsx'), ['lib/node/main.ts'], {
+        env: { ...process.env, ...up.env, PORT: String(port), DATA_DIR: dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      try {
+        await waitForOutput(child, () => out, /info listening/);
+        const res = await fetch(`http://127.0.0.1:${port}/api/gas`);
+        expect(res.status).toBe(200);
+        await waitForOutput(child, () => out, /GET \/api\/gas 200 \d+ms/);
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        child.kill(signal);
+        expect(await exited).toBe(0);
+        expect(out).toContain(`"signal":"${signal}"`);
+        for (const secret of up.secrets) expect(out).not.toContain(secret);
+      } finally {
+        child.kill('SIGKILL');
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
+});
