@@ -1,4 +1,4 @@
-import { SERVICE_NAME } from '../lib/http/envelope';
+import { publicBaseUrl, SERVICE_NAME } from '../lib/http/envelope';
 import type { ApiApp } from './app';
 
 /** Serves /openapi.json, generated from the registered routes (OpenAPI 3.0, SPEC.md decision 14). */
@@ -25,6 +25,6 @@ export function registerOpenApi(app: ApiApp): void {
         'forecast with a send-now-or-wait decision. No key, no signup; every response allows any origin.',
       license: { name: 'CC BY 4.0', url: 'https://creativecommons.org/licenses/by/4.0/' },
     },
-    servers: [{ url: c.var.deps.config.publicBaseUrl ?? new URL(c.req.url).origin }],
+    servers: [{ url: publicBaseUrl(c.var.deps.config.publicBaseUrl, c.req.url) }],
   }));
 }

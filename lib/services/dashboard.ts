@@ -3,11 +3,7 @@ import type { Decision, NextBestTime, Prediction } from '../forecast';
 import { type EthPriceCompact, toEthPriceCompact } from '../schemas/eth-price';
 import type { CurrentGasReading } from './current-gas';
 import { getEthPrice } from './eth-price';
-import { getForecastHistory, selectHourlyPoints } from './forecast-history';
 import { getGasPredictions } from './gas-predictions';
-
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 
 /** Everything /api/dashboard serves, before the envelope (SPEC.md section 4, decision 10). */
 export interface Dashboard {
@@ -25,19 +21,15 @@ export interface Dashboard {
  * history. Every part comes from a cached service, so the store is read once per refresh.
  */
 export async function getDashboard(deps: AppDeps): Promise<Dashboard> {
-  const [forecast, price, history] = await Promise.all([
-    getGasPredictions(deps, '24h'),
-    getEthPrice(deps),
-    getForecastHistory(deps),
-  ]);
-  const since = Math.floor(deps.now() / HOUR_MS) * HOUR_MS - DAY_MS;
+  const [forecast, price] = await Promise.all([getGasPredictions(deps, '24h'), getEthPrice(deps)]);
   return {
     currentGas: forecast.current,
     decision: forecast.decision,
     ethPrice: toEthPriceCompact(price),
     nextBestWindow: forecast.nextBestTime,
     predictions: forecast.predictions,
-    compactHistory: selectHourlyPoints(history, since),
+    // The 24-hour forecast's own history: the same hours the predictions were anchored on.
+    compactHistory: forecast.historical,
     lastUpdated: forecast.lastUpdated,
   };
 }

@@ -12,8 +12,6 @@ export interface ForecastHistory {
   hours: HourlyGasPoint[];
   /** Stored snapshots behind `hours`. */
   snapshotCount: number;
-  /** False when the store could not be read; `hours` is then empty. */
-  storeAvailable: boolean;
 }
 
 /**
@@ -27,10 +25,10 @@ export function getForecastHistory(
     const since = deps.now() - FORECAST_HISTORY_DAYS * 86_400_000;
     try {
       const { hours, snapshotCount } = await deps.withDb((db) => readHourlyHistory(db, since));
-      return { hours, snapshotCount, storeAvailable: true };
+      return { hours, snapshotCount };
     } catch (error) {
       deps.log.warn('history store unavailable for the forecast', { error: describeDbError(error) });
-      return { hours: [], snapshotCount: 0, storeAvailable: false };
+      return { hours: [], snapshotCount: 0 };
     }
   });
 }

@@ -13,7 +13,6 @@ export interface GasPredictions extends GasForecast {
   timeframe: ForecastHorizon;
   dataPoints: number;
   lastUpdated: string;
-  storeAvailable: boolean;
 }
 
 /**
@@ -33,7 +32,6 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
       timeframe,
       dataPoints: history.snapshotCount,
       lastUpdated: current.updatedAt,
-      storeAvailable: history.storeAvailable,
     };
   });
 }

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { createLogger } from '../../lib/log';
 import { MCP_SERVER_VERSION } from '../../lib/mcp/server';
 import { outputSchemaOf } from '../../lib/mcp/tool';
-import { TOOL_NAMES, TOOLS } from '../../lib/mcp/tools';
+import { TOOLS } from '../../lib/mcp/tools';
 import { bestTimeTool } from '../../lib/mcp/tools/best-time';
 import { currentGasTool } from '../../lib/mcp/tools/current-gas';
 import { ethPriceTool } from '../../lib/mcp/tools/eth-price';
@@ -158,7 +158,9 @@ describe('MCP endpoint on the Node host over HTTP', () => {
 
     const best = await call(bestTimeTool);
     expect(best.timeframe).toBe('24h');
-    expect(best.decision.nextBestAt).toBe(best.nextBestWindow?.timestamp ?? best.decision.nextBestAt);
+    // The window is the decision's cheapest hour; without one, nothing beats now and the answer is send_now.
+    if (best.nextBestWindow) expect(best.decision.nextBestAt).toBe(best.nextBestWindow.timestamp);
+    else expect(best.decision.recommendation).toBe('send_now');
 
     const gas = await call(currentGasTool);
     const estimate = await call(transactionCostTool, { gasLimit: 50_000, tier: 'low' });
@@ -208,9 +210,5 @@ describe('MCP endpoint on the Node host over HTTP', () => {
     expect(results.length).toBe(10);
     const everything = [...results, ...lines].join('\n');
     for (const secret of up.secrets) expect(everything).not.toContain(secret);
-  });
-
-  it('names every tool it lists in TOOL_NAMES', () => {
-    expect(TOOL_NAMES).toEqual(TOOLS.map((t) => t.name));
   });
 });

@@ -106,9 +106,17 @@ describe('MCP tools on the Worker in workerd, valid calls', () => {
     const forecast = await call(gasForecastTool, { timeframe: '6h' });
     expect(forecast.data.timeframe).toBe('6h');
     expect(forecast.data.predictions).toHaveLength(6);
-    expect(['send_now', 'wait']).toContain(forecast.data.decision.recommendation);
+    const nextHour = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
+    expect(forecast.data.predictions.map((p) => Date.parse(p.timestamp))).toEqual(
+      Array.from({ length: 6 }, (_, i) => nextHour + i * 3_600_000),
+    );
     const best = await call(bestTimeTool, { timeframe: '12h' });
-    expect(best.text.length).toBeGreaterThan(0);
+    expect(best.data.timeframe).toBe('12h');
+    // The cheapest hour lies within the asked 12 hours, and the summary says what to do.
+    const eta = Date.parse(best.data.decision.nextBestAt) - nextHour;
+    expect(eta).toBeGreaterThanOrEqual(0);
+    expect(eta).toBeLessThan(12 * 3_600_000);
+    expect(best.text).toMatch(best.data.decision.recommendation === 'wait' ? /wait/i : /now/i);
   });
 
   it('estimate_transaction_cost prices mainnet and an OP Stack network', async () => {
