@@ -57,6 +57,8 @@ describe('Worker host in workerd', () => {
     const run = lines.find((line) => line.includes('scheduled run'));
     expect(run).toContain('2026-01-01T12:00:00.000Z');
     expect(run).toContain('"failed":1');
-    expect(lines.join('\n')).toMatch(/snapshot not stored.*2026-01-01T12:00:00\.000Z.*DATABASE_URL is not set/);
+    expect(lines.join('\n')).toMatch(
+      /snapshot not stored.*2026-01-01T12:00:00\.000Z.*DATABASE_URL is not set/,
+    );
   });
 });
