@@ -42,16 +42,46 @@ import { anchorWeight, forecastLogPath, type LogModel, measureLevel, seasonalAt 
 import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from './params';
 import { quantile, roundSignificant } from './stats';
 import { measureTierSpread, spreadOf, tiersAround } from './tiers';
-import { type ForecastInput, type GasForecast, HORIZON_HOURS, type Prediction } from './types';
+import {
+  type ForecastHorizon,
+  type ForecastInput,
+  type GasForecast,
+  HORIZON_HOURS,
+  type Prediction,
+} from './types';
 
-/** Fits the log model to the history before the current hour; says whether the fallback stood in. */
-function fitInput(input: ForecastInput, params: ForecastParams): FittedModel {
-  const nowHour = toHourIndex(input.now);
+/**
+ * What a forecast takes from the stored history alone: the model fitted to the hours before the
+ * current one and its replayed error spread per lead time. It is fixed within an hour and holds
+ * most of a forecast's cost, so a caller serving many requests may prepare it once an hour and pass
+ * it to `forecastGas` with each new live reading.
+ */
+export interface ForecastBasis {
+  /** The hour (index since the epoch) and horizon it was prepared for. */
+  nowHour: number;
+  horizon: ForecastHorizon;
+  fitted: FittedModel;
+  /** Prior error spread (learned profile or fallback), and `sigmas[k - 1]` for each lead `k`. */
+  prior: number;
+  sigmas: number[];
+}
+
+/** Prepares the history-only part of a forecast for the hour holding `now` (see ForecastBasis). */
+export function prepareForecast(
+  history: ForecastInput['history'],
+  now: number,
+  horizon: ForecastHorizon,
+  params: ForecastParams = DEFAULT_FORECAST_PARAMS,
+): ForecastBasis {
+  const nowHour = toHourIndex(now);
   const series = sliceBefore(
-    buildLogSeries(input.history.map((point) => ({ time: point.time, value: point.average }))),
+    buildLogSeries(history.map((point) => ({ time: point.time, value: point.average }))),
     nowHour,
   );
-  return fitModel(series, nowHour, params);
+  const fitted = fitModel(series, nowHour, params);
+  const prior = fitted.usingFallback ? params.fallbackPriorSigma : params.priorSigma;
+  const { sigmas } = measureErrorSpread(fitted.model, nowHour, HORIZON_HOURS[horizon], prior);
+  return { nowHour, horizon, fitted, prior, sigmas };
 }
 
 /** Returns the log of the current average, falling back to the latest stored hour when it is unusable. */
@@ -66,19 +96,23 @@ function anchorLogOf(input: ForecastInput, model: LogModel): number {
 
 /**
  * Forecasts hourly gas for the horizon (points start at the next whole hour) and decides whether
- * to send now or wait. Pure: the caller supplies history, the live reading and the clock.
+ * to send now or wait. Pure: the caller supplies history, the live reading and the clock, and may
+ * pass the basis prepared from that same history earlier in the hour.
  */
 export function forecastGas(
   input: ForecastInput,
   params: ForecastParams = DEFAULT_FORECAST_PARAMS,
+  basis: ForecastBasis = prepareForecast(input.history, input.now, input.horizon, params),
 ): GasForecast {
   const leads = HORIZON_HOURS[input.horizon];
   const nowHour = toHourIndex(input.now);
-  const { model, usingFallback } = fitInput(input, params);
+  if (basis.nowHour !== nowHour || basis.horizon !== input.horizon) {
+    throw new RangeError('forecast basis prepared for another hour or horizon');
+  }
+  const { fitted, prior, sigmas } = basis;
+  const { model, usingFallback } = fitted;
   const anchorLog = anchorLogOf(input, model);
   const path = forecastLogPath(model, nowHour, anchorLog, leads);
-  const prior = usingFallback ? params.fallbackPriorSigma : params.priorSigma;
-  const { sigmas } = measureErrorSpread(model, nowHour, leads, prior);
 
   const measured = measureLevel(model, nowHour);
   const level = Number.isNaN(measured) ? anchorLog - seasonalAt(model, nowHour) : measured;

@@ -1,5 +1,5 @@
 export { decideSendOrWait } from './decision';
-export { forecastGas } from './forecast-gas';
+export { type ForecastBasis, forecastGas, prepareForecast } from './forecast-gas';
 export { DEFAULT_FORECAST_PARAMS, type ForecastParams } from './params';
 export {
   type Decision,

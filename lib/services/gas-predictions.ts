@@ -1,7 +1,14 @@
-import type { AppDeps } from '../deps';
-import { type ForecastHorizon, forecastGas, type GasForecast, HORIZON_HOURS } from '../forecast';
+import { type AppDeps, getState } from '../deps';
+import {
+  type ForecastBasis,
+  type ForecastHorizon,
+  forecastGas,
+  type GasForecast,
+  HORIZON_HOURS,
+  prepareForecast,
+} from '../forecast';
 import { type CurrentGasReading, getCurrentGas } from './current-gas';
-import { getForecastHistory, selectHourlyPoints } from './forecast-history';
+import { type ForecastHistory, getForecastHistory, selectHourlyPoints } from './forecast-history';
 
 const TTL_MS = 30_000;
 const HOUR_MS = 3_600_000;
@@ -23,7 +30,8 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
   return deps.cache.get(`gas-predictions:${timeframe}`, TTL_MS, async () => {
     const [current, history] = await Promise.all([getCurrentGas(deps), getForecastHistory(deps)]);
     const now = deps.now();
-    const forecast = forecastGas({ history: history.hours, current, now, horizon: timeframe });
+    const input = { history: history.hours, current, now, horizon: timeframe };
+    const forecast = forecastGas(input, undefined, basisFor(deps, history, now, timeframe));
     const spanStart = Math.floor(now / HOUR_MS) * HOUR_MS - HORIZON_HOURS[timeframe] * HOUR_MS;
     return {
       ...forecast,
@@ -34,4 +42,30 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
       lastUpdated: current.updatedAt,
     };
   });
+}
+
+/**
+ * The forecast's history-only part (model fit and error replay, most of its CPU), prepared once per
+ * hour and horizon in each process rather than on every 30-second refresh. It is prepared again
+ * when the hours before the current one change in number: the store came back or went away, or an
+ * import or backfill filled a gap. (A value rewritten in place is picked up at the next hour.)
+ */
+function basisFor(
+  deps: AppDeps,
+  history: ForecastHistory,
+  now: number,
+  horizon: ForecastHorizon,
+): ForecastBasis {
+  const nowHour = Math.floor(now / HOUR_MS);
+  const pastHours = history.hours.filter((point) => point.time < nowHour * HOUR_MS).length;
+  const stamp = `${nowHour}:${pastHours}`;
+  const memo = getState(deps, `forecast-basis:${horizon}`, () => ({
+    stamp: '',
+    basis: null as ForecastBasis | null,
+  }));
+  if (memo.stamp !== stamp || !memo.basis) {
+    memo.basis = prepareForecast(history.hours, now, horizon);
+    memo.stamp = stamp;
+  }
+  return memo.basis;
 }

@@ -125,6 +125,22 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     expect(body.predictions).toHaveLength(24);
   });
 
+  it('forecasts from the stored history at the first refresh after the store comes back', async () => {
+    let storeUp = false;
+    let offsetMs = 0;
+    const switching: WithDb = (fn) => (storeUp ? seeded.withDb(fn) : unreachable(fn));
+    const app = createApp(createTestDeps(up.env, { withDb: switching, now: () => Date.now() + offsetMs }));
+    const get = async () =>
+      GasPredictionsResponseSchema.parse(await (await app.request('/api/gas-predictions')).json());
+    expect((await get()).usingFallbackData).toBe(true);
+    // Within the same hour: the model prepared from the empty history must not outlive the outage.
+    storeUp = true;
+    offsetMs = 31_000;
+    const after = await get();
+    expect(after.usingFallbackData).toBe(false);
+    expect(after.dataPoints).toBe(seededCount);
+  });
+
   it('reads the store once per refresh however many requests arrive', async () => {
     let reads = 0;
     const counting: WithDb = (fn) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forecastGas } from '../../lib/forecast/forecast-gas';
+import { forecastGas, prepareForecast } from '../../lib/forecast/forecast-gas';
 import { DEFAULT_FORECAST_PARAMS } from '../../lib/forecast/params';
 import type { ForecastHorizon, HourlyGasPoint } from '../../lib/forecast/types';
 
@@ -38,6 +38,30 @@ describe('forecastGas', () => {
     expect(Math.max(...averages) / Math.min(...averages)).toBeGreaterThan(Math.E * 0.85);
     expect(Math.max(...averages) / Math.min(...averages)).toBeLessThan(Math.E * 1.15);
     expect(result.usingFallbackData).toBe(false);
+  });
+
+  it('gives the same forecast from a basis prepared earlier in the hour, for any later reading', () => {
+    const hist = history(28, daily);
+    const hourStart = MONDAY + 28 * 24 * HOUR;
+    const basis = prepareForecast(hist, hourStart + 60_000, '24h');
+    for (const [minute, average] of [
+      [5, 9],
+      [40, 14],
+      [59, 6],
+    ] as const) {
+      const input = {
+        history: hist,
+        current: reading(average),
+        now: hourStart + minute * 60_000,
+        horizon: '24h',
+      } as const;
+      expect(forecastGas(input, DEFAULT_FORECAST_PARAMS, basis)).toEqual(forecastGas(input));
+    }
+    const nextHour = { history: hist, current: reading(9), now: hourStart + HOUR, horizon: '24h' } as const;
+    expect(() => forecastGas(nextHour, DEFAULT_FORECAST_PARAMS, basis)).toThrow(/another hour or horizon/);
+    expect(() =>
+      forecastGas({ ...nextHour, now: hourStart, horizon: '6h' }, DEFAULT_FORECAST_PARAMS, basis),
+    ).toThrow(/another hour or horizon/);
   });
 
   it('predicts flat from flat history and says send_now', () => {
