@@ -44,15 +44,9 @@ export function computePercentileFees(history: FeeHistory, percentileCount: numb
  * low <= average <= high, positive and below the sanity ceiling, or an OracleError is thrown.
  */
 export function computeTiers(history: FeeHistory): GasTiers {
-  const fees = computePercentileFees(history, 3);
+  // Rows are checked ascending, so their per-column medians are too; assertSaneTiers checks the order.
+  const [low, average, high] = computePercentileFees(history, 3).map(toGwei) as [number, number, number];
   const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
-  // Medians of ascending rows are ascending; the running max keeps the promise even for odd input.
-  let floor = 0;
-  const [low, average, high] = fees.map((fee) => {
-    const gwei = Math.max(floor, toGwei(fee));
-    floor = gwei;
-    return gwei;
-  }) as [number, number, number];
   const tiers = { low, average, high, baseFee: toGwei(nextBaseFee) };
   assertSaneTiers(tiers);
   return tiers;
