@@ -20,16 +20,22 @@ export interface WaitOdds {
   probability: number;
 }
 
-/** Finds the cheapest predicted hour (the earliest on a tie) and the odds that waiting for it pays. */
+/** Returns the index of the cheapest predicted hour, the earliest on a tie (-1 when there is none). */
+export function cheapestIndex(candidates: readonly { average: number }[]): number {
+  let best = -1;
+  candidates.forEach((candidate, i) => {
+    if (best < 0 || candidate.average < (candidates[best]?.average ?? Number.POSITIVE_INFINITY)) best = i;
+  });
+  return best;
+}
+
+/** Finds the cheapest predicted hour and the odds that waiting for it pays. */
 export function assessWaiting(
   current: number,
   candidates: readonly DecisionCandidate[],
   params: ForecastParams,
 ): WaitOdds {
-  let best: DecisionCandidate | undefined;
-  for (const candidate of candidates) {
-    if (!best || candidate.average < best.average) best = candidate;
-  }
+  const best = candidates[cheapestIndex(candidates)];
   if (!best || !(current > 0) || !(best.average > 0)) return { best, probability: 0 };
   const target = Math.log(current * (1 - params.waitMinSaving));
   const probability = best.sigma > 0 ? normalCdf((target - Math.log(best.average)) / best.sigma) : 0;

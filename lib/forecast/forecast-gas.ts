@@ -34,7 +34,7 @@
  * two real hourly series in shared/data only; `scripts/backtest.ts` scores the whole span and the
  * held-out last third.
  */
-import { decideSendOrWait } from './decision';
+import { cheapestIndex, decideSendOrWait } from './decision';
 import { confidenceFromSigma, measureErrorSpread } from './error-spread';
 import { type FittedModel, fitModel } from './fit-model';
 import { buildLogSeries, HOUR_MS, sliceBefore, toHourIndex } from './hourly-series';
@@ -145,10 +145,7 @@ export function forecastGas(
     sigma: point.sigma,
   }));
   const decision = decideSendOrWait(currentAverage, input.now, candidates, params);
-  const bestIndex = candidates.reduce(
-    (best, c, i) => (c.average < (candidates[best]?.average ?? Number.POSITIVE_INFINITY) ? i : best),
-    0,
-  );
+  const bestIndex = cheapestIndex(candidates);
   const best = predictions[bestIndex];
   const cheaper =
     best !== undefined && (candidates[bestIndex]?.average ?? Number.POSITIVE_INFINITY) < currentAverage;
