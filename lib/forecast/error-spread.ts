@@ -1,5 +1,5 @@
 import { valueAt } from './hourly-series';
-import { forecastLogPath, type LogModel } from './log-model';
+import { forecastLogPath, type LogModel, recentShapes } from './log-model';
 import { normalCdf, trimmedRms } from './stats';
 
 /** Past forecast errors per lead time: a log-space sigma and how many errors it rests on. */
@@ -25,11 +25,13 @@ export function measureErrorSpread(
 ): ErrorSpread {
   const errors: number[][] = Array.from({ length: leads }, () => []);
   const first = Math.max(model.series.start, originHour - model.params.errorWindowHours);
+  const shapes = recentShapes(model, first);
   for (let past = first; past < originHour - 1; past++) {
+    const recent = shapes.next().value;
     const anchor = valueAt(model.series, past);
     if (Number.isNaN(anchor)) continue;
     const reach = Math.min(leads, originHour - 1 - past);
-    const path = forecastLogPath(model, past, anchor, reach);
+    const path = forecastLogPath(model, past, anchor, reach, recent);
     for (let k = 1; k <= reach; k++) {
       const actual = valueAt(model.series, past + k);
       if (!Number.isNaN(actual)) errors[k - 1]?.push(actual - (path[k - 1] ?? 0));

@@ -5,8 +5,15 @@ export function median(values: readonly number[]): number {
 
 /** Returns the `q` quantile (0..1) of `values` with linear interpolation; NaN when empty. */
 export function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
+  return quantileOfSorted(
+    [...values].sort((a, b) => a - b),
+    q,
+  );
+}
+
+/** Returns the `q` quantile of values already sorted ascending (as `quantile`, without the sort). */
+export function quantileOfSorted(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
   const position = (sorted.length - 1) * Math.min(1, Math.max(0, q));
   const below = Math.floor(position);
   const above = Math.ceil(position);
@@ -22,7 +29,12 @@ export function quantile(values: readonly number[], q: number): number {
  */
 export function trimmedRms(values: readonly number[], trim = 0.05): number {
   if (values.length === 0) return Number.NaN;
-  const squares = values.map((v) => v * v).sort((a, b) => a - b);
+  // A typed array sorts numerically without a comparator: several times faster, 168 leads a replay.
+  const squares = new Float64Array(values.length);
+  values.forEach((v, i) => {
+    squares[i] = v * v;
+  });
+  squares.sort();
   const keep = Math.max(1, Math.round(squares.length * (1 - trim)));
   let sum = 0;
   for (let i = 0; i < keep; i++) sum += squares[i] ?? 0;
@@ -88,4 +100,27 @@ export function weightedMedian(values: readonly number[], weights: readonly numb
     return values[i] ?? Number.NaN;
   }
   return Number.NaN;
+}
+
+/** Returns the index at which `value` keeps `sorted` (ascending) sorted: before any equal entries. */
+function lowerBound(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((sorted[mid] ?? 0) < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Inserts `value` into an ascending array in place. */
+export function insertSorted(sorted: number[], value: number): void {
+  sorted.splice(lowerBound(sorted, value), 0, value);
+}
+
+/** Removes one entry equal to `value` from an ascending array in place (none: no change). */
+export function removeSorted(sorted: number[], value: number): void {
+  const i = lowerBound(sorted, value);
+  if (sorted[i] === value) sorted.splice(i, 1);
 }

@@ -7,6 +7,8 @@ import {
   measureBaseline,
   measureDeviation,
   measureLevel,
+  measureRecentShape,
+  recentShapes,
 } from '../../lib/forecast/log-model';
 import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from '../../lib/forecast/params';
 import { median, weightedMedian } from '../../lib/forecast/stats';
@@ -74,5 +76,59 @@ describe('log model pieces', () => {
     expect(path[47]).toBeCloseTo(0.9 ** 48, 12);
     const still = forecastLogPath({ ...model, params: { ...model.params, levelPersistence: 1 } }, 168, 1, 48);
     expect(still.every((v) => Math.abs(v - 1) < 1e-12)).toBe(true);
+  });
+});
+
+describe('recent hour-of-day shape', () => {
+  /** The definition, measured from scratch: per hour of day, median minus the overall median. */
+  function reference(model: LogModel, origin: number): number[] {
+    const { recentShapeDays: days, recentShapeWeight: weight } = model.params;
+    const byHour: number[][] = Array.from({ length: 24 }, () => []);
+    const all: number[] = [];
+    for (let hour = origin - days * 24; hour < origin; hour++) {
+      const v =
+        (model.series.values[hour - model.series.start] ?? Number.NaN) -
+        (model.profile[(hour + 72) % 168] ?? 0);
+      if (Number.isNaN(v)) continue;
+      byHour[hour % 24]?.push(v);
+      all.push(v);
+    }
+    return byHour.map((values) => (values.length * 2 >= days ? weight * (median(values) - median(all)) : 0));
+  }
+
+  // Three weeks of noisy hours with a gap of two days and scattered missing hours; a shaped profile.
+  const values = Array.from({ length: 21 * 24 }, (_, i) =>
+    (i >= 200 && i < 248) || i % 37 === 0 ? Number.NaN : Math.sin(i / 3.7) + ((i * 7919) % 101) / 50,
+  );
+  const model: LogModel = {
+    series: { start: 0, values: Float64Array.from(values) },
+    profile: Float64Array.from({ length: 168 }, (_, how) => Math.cos((2 * Math.PI * how) / 24) / 4),
+    params: { ...DEFAULT_FORECAST_PARAMS, recentShapeDays: 7, recentShapeWeight: 0.5 },
+  };
+
+  it('measures each origin as the definition says, including an hour of day seen too rarely', () => {
+    for (const origin of [170, 250, 300, 21 * 24]) {
+      expect(Array.from(measureRecentShape(model, origin))).toEqual(reference(model, origin));
+    }
+    // Two days back from hour 250, only hours 248 and 249 survive the gap: the other hours of day
+    // are seen on fewer than half the days and get no correction.
+    const early = measureRecentShape({ ...model, params: { ...model.params, recentShapeDays: 2 } }, 250);
+    expect(Array.from(early)).toEqual(
+      reference({ ...model, params: { ...model.params, recentShapeDays: 2 } }, 250),
+    );
+    expect(early.some((v) => v === 0)).toBe(true);
+  });
+
+  it('slides over consecutive origins to the same values as measuring each alone', () => {
+    const sweep = recentShapes(model, 100);
+    for (let origin = 100; origin < 21 * 24 + 24; origin++) {
+      expect(Array.from(sweep.next().value)).toEqual(reference(model, origin));
+    }
+  });
+
+  it('is all zero when switched off', () => {
+    const off = { ...model, params: { ...model.params, recentShapeWeight: 0 } };
+    expect(Array.from(measureRecentShape(off, 300))).toEqual(Array(24).fill(0));
+    expect(Array.from(recentShapes(off, 300).next().value)).toEqual(Array(24).fill(0));
   });
 });
