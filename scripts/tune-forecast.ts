@@ -15,28 +15,14 @@
  * on the tuning rows in full (decision included, with the shipped profile) and prints JSON. Copy
  * `chosen` into `DEFAULT_FORECAST_PARAMS` by hand.
  */
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBacktest } from '../lib/forecast/backtest';
-import { deriveAverageProfile } from '../lib/forecast/derive-profile';
-import { selectTuningRows } from '../lib/forecast/held-out';
-import { buildLogSeries, type LogSeries } from '../lib/forecast/hourly-series';
+import { buildLogSeries } from '../lib/forecast/hourly-series';
 import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from '../lib/forecast/params';
 import type { SeasonalProfile } from '../lib/forecast/seasonal-profile';
 import { objectiveOf, type PointScore, scorePointForecasts } from '../lib/forecast/tune-score';
-import { readCsvSeries, type SeriesRow } from './lib/csv';
-
-/** The series the back-test scores, which the search scores too. */
-const SERIES = [
-  { file: 'owlracle_eth_gas_price_hourly_2024-11-06_2024-12-06.csv', valueColumn: 'close_gwei' },
-  { file: 'mainnet_basefee_hourly_median_2023-10-27_2024-02-13.csv', valueColumn: 'base_fee_gwei' },
-];
-/** A third source the built-in profile learns from; here it only feeds the leave-one-out priors. */
-const PRIOR_ONLY = {
-  file: 'mainnet_basefee_every15blocks_2021-08-05_2021-12-31.csv',
-  timeColumn: 'approx_timestamp_utc',
-  valueColumn: 'base_fee_gwei',
-};
+import type { SeriesRow } from './lib/csv';
+import { readTuningRows, SCORED_SERIES, SERIES_2021, withLeaveOneOutPriors } from './lib/tuning-data';
 
 type NumericKey = {
   [K in keyof ForecastParams]: ForecastParams[K] extends number ? K : never;
@@ -79,25 +65,19 @@ const { values: args } = parseArgs({
   },
 });
 
-/** Reads a source and keeps only its tuning part: nothing after this line sees a held-out hour. */
-async function readTuningRows(source: { file: string; timeColumn?: string; valueColumn: string }) {
-  const rows = await readCsvSeries(join(args['data-dir'] ?? '', source.file), {
-    timeColumn: source.timeColumn ?? 'timestamp_utc',
-    valueColumn: source.valueColumn,
-  });
-  return selectTuningRows(rows);
-}
-
+const dataDir = args['data-dir'] ?? '';
 const tuningRows: SeriesRow[][] = [];
-for (const source of SERIES) tuningRows.push(await readTuningRows(source));
-const series: LogSeries[] = tuningRows.map((rows) => buildLogSeries(rows));
-const priorOnly = buildLogSeries(await readTuningRows(PRIOR_ONLY));
+for (const source of SCORED_SERIES) tuningRows.push(await readTuningRows(dataDir, source));
 // The shipped built-in profile learned from these very tuning weeks; scoring a series against it
-// would reward leaning on the prior. Each series is scored with a prior made without it instead.
-const priors = series.map((_, i) => deriveAverageProfile([...series.filter((__, j) => j !== i), priorOnly]));
-const caches = series.map(() => new Map<string, (SeasonalProfile | undefined)[]>());
+// would reward leaning on the prior. Each series is scored with a prior made without it instead
+// (from the other series and the 2021 series' first two thirds).
+const scored = withLeaveOneOutPriors(
+  tuningRows.map((rows) => buildLogSeries(rows)),
+  [buildLogSeries(await readTuningRows(dataDir, SERIES_2021))],
+);
+const caches = scored.map(() => new Map<string, (SeasonalProfile | undefined)[]>());
 const scoreAll = (params: ForecastParams): PointScore[] =>
-  series.map((s, i) => scorePointForecasts(s, params, caches[i], priors[i]));
+  scored.map(({ series, prior }, i) => scorePointForecasts(series, params, caches[i], prior));
 
 let params: ForecastParams = { ...DEFAULT_FORECAST_PARAMS };
 const startScores = scoreAll(params);
@@ -140,7 +120,7 @@ for (let round = 1; round <= Number(args.rounds); round++) {
 
 const summary = (scores: PointScore[]) =>
   scores.map((s, i) => ({
-    file: SERIES[i]?.file,
+    file: SCORED_SERIES[i]?.file,
     origins: s.origins,
     maeRatio: {
       vsPersistence: Number(s.ratio.vsPersistence.toFixed(4)),
@@ -149,7 +129,7 @@ const summary = (scores: PointScore[]) =>
   }));
 const backtests = tuningRows.map((rows, i) => {
   const { whole } = runBacktest(rows, { params });
-  return { file: SERIES[i]?.file, hoursUsed: buildLogSeries(rows).values.length, tuning: whole };
+  return { file: SCORED_SERIES[i]?.file, hoursUsed: buildLogSeries(rows).values.length, tuning: whole };
 });
 console.log(
   JSON.stringify(

@@ -1,8 +1,9 @@
 import { fitModel } from './fit-model';
 import { type LogSeries, sliceBefore } from './hourly-series';
-import { forecastLogPath, type LogModel } from './log-model';
+import { forecastLogPath, type LogModel, measureRecentShape, seasonalAt } from './log-model';
 import type { ForecastParams } from './params';
 import type { SeasonalProfile } from './seasonal-profile';
+import { median } from './stats';
 
 /** The back-test's horizon and warm-up, which the search scores the same way. */
 const HORIZON = 24;
@@ -15,6 +16,25 @@ export interface PointScore {
   ratio: { vsPersistence: number; vsSameHourYesterday: number };
 }
 
+/**
+ * The forecast of a hypothetical model that knows the coming day's level: the median over the next
+ * `leads` hours of the actual values less the model's shape (weekly profile + recent hour-of-day
+ * correction), plus that shape. It peeks at the future on purpose: the gap between its error and the
+ * model's is what a better level forecast could win, and what remains is the shape's own error.
+ */
+export function knownLevelPath(
+  model: LogModel,
+  future: LogSeries,
+  originHour: number,
+  leads: number,
+): number[] {
+  const recent = measureRecentShape(model, originHour);
+  const shape = (hour: number) => seasonalAt(model, hour) + (recent[((hour % 24) + 24) % 24] ?? 0);
+  const hours = Array.from({ length: leads }, (_, k) => originHour + 1 + k);
+  const level = median(hours.map((hour) => (future.values[hour - future.start] ?? Number.NaN) - shape(hour)));
+  return hours.map((hour) => level + shape(hour));
+}
+
 /** The profile parameters: origins fitted with equal values share their weekly shapes. */
 const profileKey = (p: ForecastParams) =>
   `${p.profileWeeks}/${p.shrinkCount}/${p.priorWeeks}/${p.priorNoiseScale}`;
@@ -25,13 +45,15 @@ const profileKey = (p: ForecastParams) =>
  * before its origin), but without the decision and error-spread replay, so a parameter search can
  * afford thousands of evaluations. Give it tuning data only: it scores every origin it can.
  * Fitted weekly shapes are kept in `cache` per profile parameters, since most candidates share them
- * (one cache per series and `prior`). `prior` replaces the built-in profile in the fit.
+ * (one cache per series and `prior`). `prior` replaces the built-in profile in the fit. With
+ * `knownLevel`, the model is given the coming day's level (`knownLevelPath`), to measure headroom.
  */
 export function scorePointForecasts(
   series: LogSeries,
   params: ForecastParams,
   cache: Map<string, (SeasonalProfile | undefined)[]> = new Map(),
   prior?: ArrayLike<number>,
+  knownLevel = false,
 ): PointScore {
   const n = series.values.length;
   const key = profileKey(params);
@@ -54,7 +76,9 @@ export function scorePointForecasts(
     }
     const model: LogModel = { series: history, profile, params };
     const anchor = series.values[i] ?? Number.NaN;
-    const path = forecastLogPath(model, series.start + i, anchor, HORIZON);
+    const path = knownLevel
+      ? knownLevelPath(model, series, series.start + i, HORIZON)
+      : forecastLogPath(model, series.start + i, anchor, HORIZON);
     const current = Math.exp(anchor);
     for (let k = 1; k <= HORIZON; k++) {
       const actual = Math.exp(series.values[i + k] ?? Number.NaN);

@@ -4,7 +4,7 @@ import { deriveAverageProfile } from '../../lib/forecast/derive-profile';
 import { heldOutStart, selectTuningRows } from '../../lib/forecast/held-out';
 import { buildLogSeries } from '../../lib/forecast/hourly-series';
 import { DEFAULT_FORECAST_PARAMS } from '../../lib/forecast/params';
-import { objectiveOf, scorePointForecasts } from '../../lib/forecast/tune-score';
+import { knownLevelPath, objectiveOf, scorePointForecasts } from '../../lib/forecast/tune-score';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2024-01-01T00:35:00Z');
@@ -83,5 +83,24 @@ describe('deriveAverageProfile', () => {
     expect(profile[15]).toBeCloseTo(0.4, 1);
     expect(profile[3]).toBeCloseTo(-0.4, 1);
     expect(deriveAverageProfile([shaped(0.4)])[24 + 15]).toBeCloseTo(profile[24 + 15] ?? 0, 2);
+  });
+});
+
+describe('knownLevelPath', () => {
+  it("forecasts the shape around the coming day's median level, which one spike does not move", () => {
+    // Hours 0..99 at log 1, then a day at log 2 with one spike to 9; a flat weekly shape.
+    const values = [...Array(100).fill(1), ...Array(24).fill(2)];
+    values[110] = 9;
+    const series = { start: 0, values: Float64Array.from(values) };
+    const model = {
+      series: { start: 0, values: series.values.slice(0, 100) },
+      profile: new Float64Array(168),
+      params: { ...DEFAULT_FORECAST_PARAMS, recentShapeWeight: 0 },
+    };
+    expect(knownLevelPath(model, series, 99, 24)).toEqual(Array(24).fill(2));
+    // With a weekly shape, the level is measured after it and the shape rides on it again.
+    const shaped = { ...model, profile: Float64Array.from({ length: 168 }, (_, how) => (how % 2) / 10) };
+    const path = knownLevelPath(shaped, series, 99, 24);
+    expect(path.every((v, k) => Math.abs(v - (2 + (((100 + k + 72) % 168) % 2) / 10 - 0.05)) < 1e-12)).toBe(true);
   });
 });
