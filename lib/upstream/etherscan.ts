@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { assertSaneTiers, roundSignificant } from '../oracle/sanity';
+import { fetchJsonWithin, HttpJsonError } from './http-json';
 
 /** The `source` label of a reading served by the explorer backstop. */
 export const ETHERSCAN_SOURCE = 'etherscan';
@@ -79,37 +80,12 @@ export async function readEtherscanGas(
   return { ...reading, blockNumber: r.LastBlock, source: ETHERSCAN_SOURCE };
 }
 
-/** GETs JSON within `timeoutMs`; the timer also bounds a fetch that ignores its abort signal. */
+/** GETs JSON within `timeoutMs` (see `fetchJsonWithin`); an oversized body counts as malformed. */
 async function fetchJson(fetchFn: typeof fetch, url: string, timeoutMs: number): Promise<unknown> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new EtherscanError('timeout'));
-    }, timeoutMs);
-  });
-  const work = (async () => {
-    let res: Response;
-    try {
-      res = await fetchFn(url, { signal: controller.signal, headers: { accept: 'application/json' } });
-    } catch {
-      throw new EtherscanError(controller.signal.aborted ? 'timeout' : 'network');
-    }
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => {});
-      throw new EtherscanError('http');
-    }
-    try {
-      return JSON.parse(await res.text()) as unknown;
-    } catch {
-      throw new EtherscanError(controller.signal.aborted ? 'timeout' : 'malformed');
-    }
-  })();
-  work.catch(() => {});
   try {
-    return await Promise.race([work, timedOut]);
-  } finally {
-    clearTimeout(timer);
+    return await fetchJsonWithin(fetchFn, url, timeoutMs);
+  } catch (error) {
+    if (!(error instanceof HttpJsonError)) throw error;
+    throw new EtherscanError(error.kind === 'too-large' ? 'malformed' : error.kind);
   }
 }

@@ -78,6 +78,23 @@ describe('GET /api/gas when every RPC provider fails', () => {
     ['answers HTTP 500', async () => upstreams.etherscan.fault('http-500')],
     ['answers NOTOK (rate limit)', async () => upstreams.etherscan.fault('rpc-error')],
     ['answers malformed JSON', async () => upstreams.etherscan.fault('malformed')],
+    [
+      'pads a valid answer past the 2 MB body cap',
+      async () => {
+        const valid = {
+          status: '1',
+          message: 'OK',
+          result: {
+            LastBlock: '23850000',
+            SafeGasPrice: '1',
+            ProposeGasPrice: '2',
+            FastGasPrice: '3',
+            suggestBaseFee: '0.9',
+          },
+        };
+        await upstreams.etherscan.fault('malformed', { body: JSON.stringify(valid) + ' '.repeat(2_100_000) });
+      },
+    ],
     ['serves absurd values', async () => upstreams.etherscan.fault('absurd')],
     [
       'serves unordered tiers',

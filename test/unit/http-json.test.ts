@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fetchJsonWithin, HttpJsonError } from '../../lib/upstream/http-json';
 import { fetchPriceJson } from '../../lib/upstream/price-http';
 import { PriceSourceError } from '../../lib/upstream/price-source';
 
@@ -66,5 +67,78 @@ describe('fetchPriceJson', () => {
       ),
     );
     expect(failure.reason).not.toContain('key-abc123');
+  });
+});
+
+describe('fetchJsonWithin', () => {
+  /** A body that streams 64 KiB chunks for ever, counting how many were pulled. */
+  function endlessBody() {
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    const pulled = { count: 0, cancelled: false };
+    const body = new ReadableStream<Uint8Array>({
+      pull: (c) => {
+        pulled.count++;
+        c.enqueue(chunk);
+      },
+      cancel: () => {
+        pulled.cancelled = true;
+      },
+    });
+    return { body, pulled };
+  }
+
+  async function kindOf(promise: Promise<unknown>): Promise<string> {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(HttpJsonError);
+    return (error as HttpJsonError).kind;
+  }
+
+  it('stops reading an endless body once it passes the cap, and cancels the stream', async () => {
+    const { body, pulled } = endlessBody();
+    const kind = await kindOf(
+      fetchJsonWithin(async () => new Response(body), 'http://x.test/', 5_000, 1_000_000),
+    );
+    expect(kind).toBe('too-large');
+    expect(pulled.cancelled).toBe(true);
+    // 1,000,000 bytes is 15.3 chunks of 64 KiB: the reader gave up right after the 16th.
+    expect(pulled.count).toBeLessThanOrEqual(18);
+  });
+
+  it('refuses a body whose Content-Length is over the cap without reading it', async () => {
+    const { body, pulled } = endlessBody();
+    const res = new Response(body, { headers: { 'content-length': '5000000' } });
+    expect(await kindOf(fetchJsonWithin(async () => res, 'http://x.test/', 5_000, 1_000_000))).toBe(
+      'too-large',
+    );
+    expect(pulled.cancelled).toBe(true);
+  });
+
+  it('reads a body at the cap, split over chunks, and decodes UTF-8 across chunk borders', async () => {
+    const bytes = new TextEncoder().encode(JSON.stringify({ name: 'Ξther', pad: 'x'.repeat(980) }));
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        for (let i = 0; i < bytes.length; i += 7) c.enqueue(bytes.slice(i, i + 7));
+        c.close();
+      },
+    });
+    const parsed = await fetchJsonWithin(
+      async () => new Response(body),
+      'http://x.test/',
+      5_000,
+      bytes.length,
+    );
+    expect(parsed).toMatchObject({ name: 'Ξther' });
+  });
+
+  it('tells the price chain an oversized body is an error, not a timeout', async () => {
+    const { body } = endlessBody();
+    const failure = await failureOf(
+      fetchPriceJson(async () => new Response(body), 'http://price.test/x', 5_000),
+    );
+    expect(failure.kind).toBe('error');
+    expect(failure.reason).toMatch(/body over 2000000 bytes/);
   });
 });
