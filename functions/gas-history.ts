@@ -3,7 +3,7 @@ import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasHistoryResponseSchema, HISTORY_RANGES } from '../lib/schemas/history';
-import { getGasHistory } from '../lib/services/gas-history';
+import { getGasHistory, toGasHistoryBody } from '../lib/services/gas-history';
 import type { ApiApp } from './app';
 
 const route = createRoute({
@@ -33,23 +33,10 @@ export function registerGasHistory(app: ApiApp): void {
     const { range } = c.req.valid('query');
     const deps = c.var.deps;
     const history = await getGasHistory(deps, range);
-    const points = history.buckets.map((b) => ({
-      timestamp: new Date(b.time).toISOString(),
-      gasPrice: b.gasPrice,
-    }));
     return c.json(
       {
         ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        range,
-        points,
-        meta: {
-          requestedRange: range,
-          renderedRangeStart: points[0]?.timestamp ?? null,
-          renderedRangeEnd: points.at(-1)?.timestamp ?? null,
-          pointCount: points.length,
-          bucketSeconds: history.bucketSeconds,
-          source: 'snapshots' as const,
-        },
+        ...toGasHistoryBody(history),
       },
       200,
     );

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps';
 import { HttpProblem } from '../http/problem';
+import type { GasHistoryResponse } from '../schemas/history';
 import { type Database, describeDbError } from '../store/database';
 import { chooseBucketSeconds, type HistoryRange, RANGE_SECONDS, rangeWindow } from '../store/history-buckets';
 import { type HistoryBucket, readBucketedHistory } from '../store/history-queries';
@@ -56,4 +57,27 @@ export async function getGasHistory(
     );
     return { range, bucketSeconds, buckets, updatedAt: latestReadAt ?? now };
   });
+}
+
+/** The body of GET /api/gas-history (and of the get_gas_history tool) less the envelope. */
+export type GasHistoryBody = Omit<GasHistoryResponse, 'citation' | 'tier'>;
+
+/** Shapes a history read as SPEC 2.9 describes it: ISO points, oldest first, and their `meta`. */
+export function toGasHistoryBody(history: GasHistory): GasHistoryBody {
+  const points = history.buckets.map((b) => ({
+    timestamp: new Date(b.time).toISOString(),
+    gasPrice: b.gasPrice,
+  }));
+  return {
+    range: history.range,
+    points,
+    meta: {
+      requestedRange: history.range,
+      renderedRangeStart: points[0]?.timestamp ?? null,
+      renderedRangeEnd: points.at(-1)?.timestamp ?? null,
+      pointCount: points.length,
+      bucketSeconds: history.bucketSeconds,
+      source: 'snapshots',
+    },
+  };
 }

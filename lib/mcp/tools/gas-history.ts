@@ -1,5 +1,5 @@
 import { GasHistoryResponseSchema } from '../../schemas/history';
-import { getGasHistory } from '../../services/gas-history';
+import { getGasHistory, toGasHistoryBody } from '../../services/gas-history';
 import { rangeArgument } from '../inputs';
 import { defineTool } from '../tool';
 
@@ -15,20 +15,10 @@ export const gasHistoryTool = defineTool({
   output: GasHistoryResponseSchema.omit({ citation: true, tier: true }).shape,
   async run(deps, { range }) {
     const history = await getGasHistory(deps, range);
-    const points = history.buckets.map((b) => ({
-      timestamp: new Date(b.time).toISOString(),
-      gasPrice: b.gasPrice,
-    }));
+    const body = toGasHistoryBody(history);
+    const { points } = body;
     const first = points[0];
     const last = points.at(-1);
-    const meta = {
-      requestedRange: range,
-      renderedRangeStart: first?.timestamp ?? null,
-      renderedRangeEnd: last?.timestamp ?? null,
-      pointCount: points.length,
-      bucketSeconds: history.bucketSeconds,
-      source: 'snapshots' as const,
-    };
     let summary = `No stored mainnet snapshots in the last ${range} yet.`;
     if (first && last) {
       const prices = points.map((p) => p.gasPrice);
@@ -38,6 +28,6 @@ export const gasHistoryTool = defineTool({
         `${first.timestamp} to ${last.timestamp}; average tier min ${Math.min(...prices)}, mean ` +
         `${Number(mean.toPrecision(4))}, max ${Math.max(...prices)} gwei; latest ${last.gasPrice} gwei.`;
     }
-    return { data: { range, points, meta }, summary, updatedAt: history.updatedAt };
+    return { data: body, summary, updatedAt: history.updatedAt };
   },
 });
