@@ -17,8 +17,13 @@ import { buildLogSeries } from '../lib/forecast/hourly-series';
 import { DEFAULT_FORECAST_PARAMS } from '../lib/forecast/params';
 import type { SeasonalProfile } from '../lib/forecast/seasonal-profile';
 import { type PointScore, scorePointForecasts } from '../lib/forecast/tune-score';
-import { readCsvSeries } from './lib/csv';
-import { readTuningRows, SCORED_SERIES, SERIES_2021, withLeaveOneOutPriors } from './lib/tuning-data';
+import {
+  readSourceRows,
+  readTuningRows,
+  SCORED_SERIES,
+  SERIES_2021,
+  withLeaveOneOutPriors,
+} from './lib/tuning-data';
 
 const { values: args } = parseArgs({
   options: { 'data-dir': { type: 'string', default: '../shared/data' } },
@@ -31,7 +36,7 @@ const sources = [
 ];
 const series = [
   ...(await Promise.all(SCORED_SERIES.map((source) => readTuningRows(dataDir, source)))),
-  await readCsvSeries(`${dataDir}/${SERIES_2021.file}`, SERIES_2021),
+  await readSourceRows(dataDir, SERIES_2021),
 ].map((rows) => buildLogSeries(rows));
 
 const ratios = (score: PointScore) => ({

@@ -88,15 +88,15 @@ export function measureRecentShape(model: LogModel, originHour: number): Float64
   return recentShapes(model, originHour).next().value;
 }
 
-/** Hour of day (0-23) of an hour index. */
-const hourOfDay = (hour: number) => ((hour % 24) + 24) % 24;
+/** Hour of day (0-23, UTC) of an hour index. */
+export const hourOfDay = (hour: number) => ((hour % 24) + 24) % 24;
 
 /**
  * Yields `measureRecentShape(model, origin)` for the consecutive origins `first`, `first + 1`, ...
  * The window of each slides one hour on from the last: one hour leaves and one of the same hour of
  * day enters, so sorted buckets are kept up to date instead of sorted anew at each origin. The
- * error replay asks for 336 consecutive origins, and this takes it from about 18 ms to about 1 ms.
- * The values are the same to the bit as measuring each origin alone.
+ * error replay asks for 336 consecutive origins: 0.4 ms this way against 12 ms measuring each alone
+ * (35 days of real base fees, this machine), with the same values.
  */
 export function* recentShapes(model: LogModel, first: number): Generator<Float64Array, never> {
   const days = model.params.recentShapeDays;

@@ -1,6 +1,6 @@
 import { fitModel } from './fit-model';
 import { type LogSeries, sliceBefore } from './hourly-series';
-import { forecastLogPath, type LogModel, measureRecentShape, seasonalAt } from './log-model';
+import { forecastLogPath, hourOfDay, type LogModel, measureRecentShape, seasonalAt } from './log-model';
 import type { ForecastParams } from './params';
 import type { SeasonalProfile } from './seasonal-profile';
 import { median } from './stats';
@@ -29,7 +29,7 @@ export function knownLevelPath(
   leads: number,
 ): number[] {
   const recent = measureRecentShape(model, originHour);
-  const shape = (hour: number) => seasonalAt(model, hour) + (recent[((hour % 24) + 24) % 24] ?? 0);
+  const shape = (hour: number) => seasonalAt(model, hour) + (recent[hourOfDay(hour)] ?? 0);
   const hours = Array.from({ length: leads }, (_, k) => originHour + 1 + k);
   const level = median(hours.map((hour) => (future.values[hour - future.start] ?? Number.NaN) - shape(hour)));
   return hours.map((hour) => level + shape(hour));

@@ -32,13 +32,17 @@ export const SERIES_2021: SeriesSource = {
   valueColumn: 'base_fee_gwei',
 };
 
-/** Reads a source and keeps only its tuning part: nothing after this call sees a held-out hour. */
-export async function readTuningRows(dataDir: string, source: SeriesSource): Promise<SeriesRow[]> {
-  const rows = await readCsvSeries(join(dataDir, source.file), {
+/** Reads all the rows of a source. */
+export function readSourceRows(dataDir: string, source: SeriesSource): Promise<SeriesRow[]> {
+  return readCsvSeries(join(dataDir, source.file), {
     timeColumn: source.timeColumn,
     valueColumn: source.valueColumn,
   });
-  return selectTuningRows(rows);
+}
+
+/** Reads a source and keeps only its tuning part: nothing after this call sees a held-out hour. */
+export async function readTuningRows(dataDir: string, source: SeriesSource): Promise<SeriesRow[]> {
+  return selectTuningRows(await readSourceRows(dataDir, source));
 }
 
 /** Series to score, each with a built-in profile derived without it (from `others` and the rest). */
