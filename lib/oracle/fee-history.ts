@@ -5,6 +5,12 @@ export const TIER_PERCENTILES = [70, 90, 99] as const;
 export const FEE_HISTORY_BLOCKS = 20;
 
 /**
+ * Percentiles the live reading asks of `eth_feeHistory`: the 1st, where a block's cheapest included
+ * tips sit (the wait model's inclusion cut-off), then the three tier percentiles.
+ */
+export const READING_PERCENTILES = [1, ...TIER_PERCENTILES] as const;
+
+/**
  * One `eth_feeHistory` answer in wei, as viem decodes it. `baseFeePerGas` has one entry more than
  * there are blocks: the base fee of the block after the newest one.
  */
@@ -13,6 +19,18 @@ export interface FeeHistory {
   baseFeePerGas: bigint[];
   gasUsedRatio: number[];
   reward: bigint[][];
+  /** EIP-4844 blob base fee per block, plus the next block's; absent on nodes without blob fields. */
+  baseFeePerBlobGas?: bigint[];
+  /** Blob gas used / the block's maximum blob gas, per block; absent with the blob fee. */
+  blobGasUsedRatio?: number[];
+}
+
+/**
+ * A fee history restricted to some of its reward columns (by index), e.g. the tier columns of a
+ * history that was also asked for the wait model's percentile.
+ */
+export function selectRewardColumns(history: FeeHistory, columns: readonly number[]): FeeHistory {
+  return { ...history, reward: history.reward.map((row) => columns.map((c) => row[c] as bigint)) };
 }
 
 /** Why a fee history (or the tiers derived from it) cannot be served. */

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { EnvelopeSchema } from './envelope';
+import { WalletGasFieldsSchema } from './wallet-gas';
 
 /** Low / average / high fee per gas in gwei (SPEC.md 2.2). */
 export const GasTierSchema = z
@@ -27,10 +28,38 @@ export const SOURCE_DESCRIPTION =
   'when every RPC provider failed. `stale:<label>` (for example `stale:publicnode`) is the last good ' +
   'reading, at most 5 minutes old, served because every upstream is failing right now.';
 
-/** GasTier plus the label of the upstream that served it (SPEC.md 2.3). */
+/**
+ * GasTier plus the label of the upstream that served it (SPEC.md 2.3), plus the wallet-grade fields of
+ * extension 16 (same reading, so no extra upstream read).
+ */
 export const CurrentGasSchema = GasTierSchema.extend({
   source: z.string().openapi({ description: SOURCE_DESCRIPTION, example: 'publicnode' }),
-}).openapi('CurrentGas');
+})
+  .extend(WalletGasFieldsSchema.shape)
+  .openapi('CurrentGas');
+
+/** The CurrentGas object of a reading: what the dashboard and gas-predictions serve as current gas. */
+export function presentCurrentGas<T extends z.infer<typeof CurrentGasSchema>>(
+  reading: T,
+): z.infer<typeof CurrentGasSchema> {
+  const { low, average, high, source, nextBaseFee, tiers, blobBaseFee, nextBlobBaseFee } = reading;
+  const { blobGasUsedRatio, maxBlobsPerBlock, gasUsedRatio, baseFeeTrend, baseFeePercentile7d } = reading;
+  return {
+    low,
+    average,
+    high,
+    source,
+    nextBaseFee,
+    tiers,
+    blobBaseFee,
+    nextBlobBaseFee,
+    blobGasUsedRatio,
+    maxBlobsPerBlock,
+    gasUsedRatio,
+    baseFeeTrend,
+    baseFeePercentile7d,
+  };
+}
 
 /** Body of GET /api/gas: envelope + CurrentGas + the block and base fee the tiers were built on. */
 export const GasResponseSchema = EnvelopeSchema.extend(CurrentGasSchema.shape)

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { HttpProblem } from '../http/problem';
+import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
 import { readLastGood, writeLastGood } from '../store/last-good';
 import { readEtherscanGas } from '../upstream/etherscan';
 import { getMainnetBestBlock, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
+import { deriveExplorerWalletFields, rankBaseFee, toWalletFields } from './wallet-fields';
 
 /** How far (in blocks, about a minute) the explorer may trail the best block RPC providers served. */
 const EXPLORER_MAX_LAG_BLOCKS = 5;
@@ -22,6 +24,7 @@ const CurrentGasReadingSchema = z.object({
   source: z.string().min(1),
   /** ISO-8601 time the reading was taken upstream. */
   updatedAt: z.iso.datetime(),
+  ...WalletGasFieldsSchema.shape,
 });
 export type CurrentGasReading = z.infer<typeof CurrentGasReadingSchema>;
 
@@ -35,7 +38,7 @@ export const MAX_STALE_MS = 5 * 60_000;
 export const RETRY_AFTER_SECONDS = 30;
 export const STALE_PREFIX = 'stale:';
 
-type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'cache' | 'lastGood'>;
+type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'cache' | 'lastGood' | 'withDb'>;
 
 /**
  * Returns the current mainnet tiers, at most one upstream read per 30 s per process however many
@@ -76,11 +79,21 @@ export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> 
   );
 }
 
-/** The first live reading: RPC providers, else the explorer; null when both fail. */
+/** The first live reading (RPC providers, else the explorer) with its base fee ranked; null when both fail. */
 async function readLive(deps: GasDeps): Promise<CurrentGasReading | null> {
+  const reading = await readLiveUnranked(deps);
+  if (!reading) return null;
+  return { ...reading, baseFeePercentile7d: await rankBaseFee(deps, reading.baseFee) };
+}
+
+async function readLiveUnranked(
+  deps: GasDeps,
+): Promise<Omit<CurrentGasReading, 'baseFeePercentile7d'> | null> {
   try {
-    const { blockTimestamp: _, ...rpc } = await readMainnetGasFromRpc(deps);
-    return { ...rpc, updatedAt: new Date(deps.now()).toISOString() };
+    const rpc = await readMainnetGasFromRpc(deps);
+    const { low, average, high, baseFee, blockNumber, source } = rpc;
+    const updatedAt = new Date(deps.now()).toISOString();
+    return { low, average, high, baseFee, blockNumber, source, updatedAt, ...toWalletFields(rpc) };
   } catch (error) {
     deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
   }
@@ -88,7 +101,8 @@ async function readLive(deps: GasDeps): Promise<CurrentGasReading | null> {
     const best = getMainnetBestBlock(deps);
     const minBlock = best === undefined ? undefined : best - EXPLORER_MAX_LAG_BLOCKS;
     const explorer = await readEtherscanGas(deps, minBlock === undefined ? {} : { minBlock });
-    return { ...explorer, updatedAt: new Date(deps.now()).toISOString() };
+    const updatedAt = new Date(deps.now()).toISOString();
+    return { ...explorer, updatedAt, ...deriveExplorerWalletFields(explorer) };
   } catch (error) {
     deps.log.warn('etherscan backstop failed', { error: safeMessage(error) });
     return null;

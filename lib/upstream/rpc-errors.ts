@@ -65,7 +65,11 @@ export function classifyRpcError(error: unknown): { kind: RpcFailureKind; code?:
       return e.status === 429 ? { kind: 'rate-limited', code: 429 } : { kind: 'http', code: e.status };
     }
     if (e instanceof HttpRequestError) {
-      return e.cause instanceof SyntaxError ? { kind: 'malformed' } : { kind: 'network' };
+      // viem's own complaint about a batch answered with the wrong shape is a malformed answer too.
+      const malformed =
+        e.cause instanceof SyntaxError ||
+        /^Expected \d+ responses/.test((e.cause as Error | undefined)?.message ?? '');
+      return malformed ? { kind: 'malformed' } : { kind: 'network' };
     }
     if (e instanceof RpcRequestError) return { kind: 'rpc-error', code: e.code };
     if (e instanceof Error && e.name === 'AbortError') return { kind: 'timeout' };

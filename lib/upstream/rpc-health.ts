@@ -13,6 +13,8 @@ export interface ProviderHealth {
   cooldownUntil: number;
   /** The provider answered `eth_chainId` with the expected chain; checked once per process. */
   chainVerified: boolean;
+  /** The provider answered a JSON-RPC batch with an error for the whole batch; it is asked singly. */
+  batchRefused?: boolean;
   lastFailure?: RpcFailureKind;
 }
 

@@ -1,14 +1,23 @@
+import type { PublicClient } from 'viem';
 import { type AppDeps, getState } from '../deps';
-import { FEE_HISTORY_BLOCKS, type FeeHistory, getNewestBlock, TIER_PERCENTILES } from '../oracle/fee-history';
-import { computeTiers, type GasTiers } from '../oracle/tiers';
-import { RpcAttemptError } from './rpc-errors';
+import { type BlobFees, readBlobFees } from '../oracle/blob-fees';
+import {
+  FEE_HISTORY_BLOCKS,
+  type FeeHistory,
+  getNewestBlock,
+  READING_PERCENTILES,
+} from '../oracle/fee-history';
+import type { GasTiers } from '../oracle/tiers';
+import { computeWalletFees, type WalletFees } from '../oracle/wallet-fees';
+import { parseFeeHistory } from './fee-history-wire';
+import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
 import { createPoolHealth } from './rpc-health';
 import { createRpcPool, getPoolStateKey, type RpcPoolOptions } from './rpc-pool';
 
 /** Ethereum mainnet. */
 export const MAINNET_CHAIN_ID = 1;
 
-/** Tiers read live from one provider, with the block they reflect. */
+/** Tiers read live from one provider, with the block they reflect and the wallet view of it. */
 export interface RpcGasReading extends GasTiers {
   /** Newest block of the fee history. */
   blockNumber: number;
@@ -16,12 +25,18 @@ export interface RpcGasReading extends GasTiers {
   blockTimestamp: number;
   /** Label of the provider that answered. */
   source: string;
+  wallet: Omit<WalletFees, 'tiers'>;
+  /** The blob fee market; every part null when this provider gives no blob data. */
+  blob: BlobFees | null;
 }
 
 /** A fee history and the head block it was read at, as one provider answered. */
 interface FeeSample {
   history: FeeHistory;
-  tiers: GasTiers;
+  fees: WalletFees;
+  blob: BlobFees | null;
+  /** Why the provider gave no blob data (a failure kind or `absent`), for the log line. */
+  blobMissing?: RpcFailureKind | 'absent';
   head: { number: bigint; timestamp: number };
 }
 
@@ -29,9 +44,12 @@ interface FeeSample {
 const MAX_HEAD_SKEW_BLOCKS = 2n;
 
 /**
- * Reads mainnet tiers from the configured providers: `eth_feeHistory(20, latest, [70, 90, 99])` and the
- * latest block (for its timestamp) are asked at once of one provider, with hedged failover across
- * providers (see createRpcPool). Throws an RpcPoolError when no provider gives a valid, fresh answer.
+ * Reads mainnet gas from the configured providers in one batched JSON-RPC round trip per provider:
+ * `eth_feeHistory(20, latest, [1, 70, 90, 99])` (with its blob fields), the latest block (timestamp,
+ * blob header fields) and `eth_blobBaseFee`, with hedged failover across providers (see
+ * createRpcPool). A provider without blob support still serves everything else (blob fields null, a
+ * log line naming it); an absurd or inconsistent answer, blob part included, rejects the provider.
+ * Throws an RpcPoolError when no provider gives a valid, fresh answer.
  */
 export async function readMainnetGasFromRpc(
   deps: Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state'>,
@@ -42,42 +60,64 @@ export async function readMainnetGasFromRpc(
     chainId: MAINNET_CHAIN_ID,
     urls: deps.config.mainnetRpcUrls,
     timeoutMs: deps.config.upstreamTimeoutMs,
+    batch: true,
     ...overrides,
   });
-  const answer = await pool.request(
-    async (client): Promise<FeeSample> => {
-      const [history, block] = await Promise.all([
-        client.getFeeHistory({
-          blockCount: FEE_HISTORY_BLOCKS,
-          blockTag: 'latest',
-          rewardPercentiles: [...TIER_PERCENTILES],
-        }),
-        client.getBlock({ blockTag: 'latest' }),
-      ]);
-      if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
-        throw new RpcAttemptError('malformed', 'latest block without number or timestamp');
-      }
-      const head = { number: block.number, timestamp: Number(block.timestamp) };
-      const tiers = computeTiers(history as FeeHistory);
-      const newest = getNewestBlock(history as FeeHistory);
-      const skew = head.number > newest ? head.number - newest : newest - head.number;
-      if (skew > MAX_HEAD_SKEW_BLOCKS) throw new RpcAttemptError('lag', 'fee history and head disagree');
-      return { history: history as FeeHistory, tiers, head };
-    },
-    {
-      stampOf: (sample) => ({
-        blockNumber: getNewestBlock(sample.history),
-        timestamp: sample.head.timestamp,
-      }),
-    },
-  );
-  const { tiers, history, head } = answer.value;
+  const answer = await pool.request(readSample, {
+    stampOf: (sample) => ({ blockNumber: getNewestBlock(sample.history), timestamp: sample.head.timestamp }),
+  });
+  const { fees, history, head, blob, blobMissing } = answer.value;
+  if (blobMissing) deps.log.warn('blob fees unavailable', { provider: answer.provider, kind: blobMissing });
+  const { tiers, ...wallet } = fees;
   return {
     ...tiers,
     blockNumber: Number(getNewestBlock(history)),
     blockTimestamp: head.timestamp,
     source: answer.provider,
+    wallet,
+    blob,
   };
+}
+
+async function readSample(client: PublicClient): Promise<FeeSample> {
+  const call = (method: string, params: unknown[]) =>
+    client.request({ method, params } as unknown as Parameters<
+      PublicClient['request']
+    >[0]) as Promise<unknown>;
+  // Issued in the same tick, so a batching transport sends them as one JSON-RPC batch.
+  const [rawHistory, block, blobFee] = await Promise.all([
+    call('eth_feeHistory', [`0x${FEE_HISTORY_BLOCKS.toString(16)}`, 'latest', [...READING_PERCENTILES]]),
+    client.getBlock({ blockTag: 'latest' }),
+    call('eth_blobBaseFee', []).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ failure: classifyRpcError(error).kind }),
+    ),
+  ]);
+  if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
+    throw new RpcAttemptError('malformed', 'latest block without number or timestamp');
+  }
+  const history = parseFeeHistory(rawHistory);
+  const head = { number: block.number, timestamp: Number(block.timestamp) };
+  const fees = computeWalletFees(history);
+  const newest = getNewestBlock(history);
+  const skew = head.number > newest ? head.number - newest : newest - head.number;
+  if (skew > MAX_HEAD_SKEW_BLOCKS) throw new RpcAttemptError('lag', 'fee history and head disagree');
+  const blobFeeWei = 'value' in blobFee ? parseBlobBaseFee(blobFee.value) : null;
+  // The header check only holds when the fee history and the block are the same newest block.
+  const header =
+    head.number === newest
+      ? { blobGasUsed: block.blobGasUsed ?? undefined, excessBlobGas: block.excessBlobGas ?? undefined }
+      : { blobGasUsed: undefined, excessBlobGas: undefined };
+  const blob = readBlobFees(history, blobFeeWei, header);
+  const blobMissing = blob === null ? ('failure' in blobFee ? blobFee.failure : 'absent') : undefined;
+  return { history, fees, blob, head, ...(blobMissing ? { blobMissing } : {}) };
+}
+
+function parseBlobBaseFee(value: unknown): bigint {
+  if (typeof value !== 'string' || !/^0x[0-9a-f]{1,64}$/i.test(value)) {
+    throw new RpcAttemptError('malformed', 'eth_blobBaseFee is not a quantity');
+  }
+  return BigInt(value);
 }
 
 /**

@@ -37,6 +37,11 @@ export interface RpcPoolOptions extends Partial<FreshnessLimits> {
   hedgeDelayMs?: number;
   /** Budget of the whole request across providers; default timeoutMs + hedgeDelayMs. */
   deadlineMs?: number;
+  /**
+   * Send the calls one `call` makes in the same tick as one JSON-RPC batch (one HTTP round trip). A
+   * provider that refuses batches is asked again at once with single requests and remembered.
+   */
+  batch?: boolean;
 }
 
 /** A validated answer and the label of the provider that gave it. */
@@ -88,23 +93,37 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     call: (client: PublicClient, provider: RpcProvider) => Promise<T>,
     stampOf: ((value: T) => BlockStamp) | undefined,
   ): Promise<T> {
-    const client = createPublicClient({
-      transport: http(provider.url, {
-        timeout: timeoutMs,
-        retryCount: 0,
-        fetchFn: (input, init) =>
-          deps.fetch(input, {
-            ...init,
-            signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
-          }),
-      }),
-    });
     const providerHealth = getProviderHealth(health, provider.key);
+    const clientFor = (batch: boolean) =>
+      createPublicClient({
+        transport: http(provider.url, {
+          timeout: timeoutMs,
+          retryCount: 0,
+          batch,
+          fetchFn: (input, init) =>
+            deps.fetch(input, {
+              ...init,
+              signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+            }),
+        }),
+      });
     // The chain-id check runs beside the call, and the first failure of either ends the attempt.
-    const [chainId, value] = await Promise.all([
-      providerHealth.chainVerified ? undefined : client.getChainId(),
-      call(client, provider),
-    ]);
+    const run = (client: PublicClient) =>
+      Promise.all([providerHealth.chainVerified ? undefined : client.getChainId(), call(client, provider)]);
+    const batch = options.batch === true && !providerHealth.batchRefused;
+    let chainId: number | undefined;
+    let value: T;
+    try {
+      [chainId, value] = await run(clientFor(batch));
+    } catch (error) {
+      if (!batch || !isBatchRefusal(error) || signal.aborted) throw error;
+      providerHealth.batchRefused = true;
+      deps.log.warn('rpc provider refuses batches; asking singly', {
+        pool: options.name,
+        provider: provider.label,
+      });
+      [chainId, value] = await run(clientFor(false));
+    }
     if (chainId !== undefined) {
       if (chainId !== options.chainId) throw new RpcAttemptError('wrong-chain', 'unexpected chain id');
       providerHealth.chainVerified = true;
@@ -200,6 +219,17 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
   }
 
   return { providers, request };
+}
+
+/**
+ * Whether a batched attempt failed because the provider refuses batches rather than the calls: an
+ * "invalid request" or a 4xx status (other than 429) for the whole batch. Asking once more singly
+ * costs one request on a provider that is broken another way.
+ */
+function isBatchRefusal(error: unknown): boolean {
+  const { kind, code } = classifyRpcError(error);
+  if (kind === 'rpc-error') return code === -32600;
+  return kind === 'http' && code !== undefined && code >= 400 && code < 500;
 }
 
 /** The `deps.state` key of a pool's per-process health. */

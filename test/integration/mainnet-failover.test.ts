@@ -6,14 +6,15 @@ import { type FaultMode, type FaultOptions, startUpstreams, type Upstreams } fro
 
 let upstreams: Upstreams;
 
-// Real blocks 17173049-17173050 (../shared/data, ethereum-etl, MIT): their 70/90/99th percentile tips
-// and the next base fee; the tiers they imply are hand-checked in test/unit/oracle-tiers.test.ts.
+// Real blocks 17173049-17173050 (../shared/data, ethereum-etl, MIT): their 1st (gas-limit weighted,
+// computeRewardPercentiles over the CSV) and 70/90/99th percentile tips and the next base fee; the tiers
+// they imply are hand-checked in test/unit/oracle-tiers.test.ts.
 const REAL_HISTORY = {
   baseFeePerGas: [80_869_370_967n, 77_334_732_501n, 77_651_468_498n],
   gasUsedRatio: [9_755_040 / 30_000_000, 15_491_478 / 30_000_000],
   reward: [
-    [2_790_000_000n, 14_656_609_773n, 50_000_000_000n],
-    [3_000_000_000n, 19_828_512_659n, 50_000_000_000n],
+    [100_000_000n, 2_790_000_000n, 14_656_609_773n, 50_000_000_000n],
+    [0n, 3_000_000_000n, 19_828_512_659n, 50_000_000_000n],
   ],
 };
 

@@ -37,6 +37,13 @@ export interface ChainOverrides {
   maxPriorityFee?: bigint;
   l1BaseFee?: bigint;
   l1Fee?: bigint;
+  /**
+   * `full` (default): blob fields in eth_feeHistory and headers, eth_blobBaseFee answered;
+   * `no-method`: eth_blobBaseFee unknown, the rest as full; `none`: a pre-Cancun node, no blob data at all.
+   */
+  blobSupport?: 'full' | 'no-method' | 'none';
+  /** Arbitrum only: the NodeInterface's L1 gas estimate (gasEstimateL1Component) answered exactly. */
+  l1GasEstimate?: bigint;
 }
 
 /** The `eth_feeHistory` result before hex encoding. */
@@ -45,8 +52,8 @@ export interface FeeHistory {
   baseFeePerGas: bigint[];
   gasUsedRatio: number[];
   reward?: bigint[][];
-  baseFeePerBlobGas: bigint[];
-  blobGasUsedRatio: number[];
+  baseFeePerBlobGas?: bigint[];
+  blobGasUsedRatio?: number[];
 }
 
 const MAX_FEE_HISTORY_BLOCKS = 1024;
@@ -155,6 +162,26 @@ export class ChainModel {
     return this.nextBaseFee(view) + this.maxPriorityFee(view);
   }
 
+  /** Whether this node speaks EIP-4844 at all (blob header fields, eth_feeHistory blob fields). */
+  get hasBlobs(): boolean {
+    return this.overrides.blobSupport !== 'none';
+  }
+
+  /**
+   * Block n's blob header fields. With a fixed fee history set, the newest block's header agrees with
+   * it: blob gas used from its last ratio, and an excess that is zero exactly when its blob fee is 1 wei.
+   */
+  blobHeader(n: number, view: ChainView): { blobGasUsed: bigint; excessBlobGas: bigint } {
+    const fixed = this.overrides.feeHistory;
+    if (fixed) {
+      const ratio = fixed.blobGasUsedRatio?.at(-1) ?? 0;
+      const fee = fixed.baseFeePerBlobGas?.at(-2) ?? 1n;
+      return { blobGasUsed: BigInt(Math.round(ratio * 21)) * 131_072n, excessBlobGas: fee > 1n ? 1n : 0n };
+    }
+    const fees = this.fees(n, view);
+    return { blobGasUsed: fees.blobGasUsed, excessBlobGas: fees.excessBlobGas };
+  }
+
   /** eth_feeHistory over `count` blocks ending at `newest` (already resolved and <= head). */
   feeHistory(count: number, newest: number, percentiles: readonly number[], view: ChainView): FeeHistory {
     const fixed = this.overrides.feeHistory;
@@ -165,30 +192,33 @@ export class ChainModel {
         baseFeePerGas: fixed.baseFeePerGas,
         gasUsedRatio: fixed.gasUsedRatio,
         ...(fixed.reward ? { reward: fixed.reward } : {}),
-        baseFeePerBlobGas: fixed.baseFeePerBlobGas ?? fixed.baseFeePerGas.map(() => 1n),
-        blobGasUsedRatio: fixed.blobGasUsedRatio ?? fixed.gasUsedRatio.map(() => 0),
+        ...(this.hasBlobs
+          ? {
+              baseFeePerBlobGas: fixed.baseFeePerBlobGas ?? fixed.baseFeePerGas.map(() => 1n),
+              blobGasUsedRatio: fixed.blobGasUsedRatio ?? fixed.gasUsedRatio.map(() => 0),
+            }
+          : {}),
       };
     }
     const blocks = Math.max(0, Math.min(count, MAX_FEE_HISTORY_BLOCKS, newest + 1));
     const oldestBlock = newest - blocks + 1;
-    const history: FeeHistory = {
-      oldestBlock,
-      baseFeePerGas: [],
-      gasUsedRatio: [],
-      baseFeePerBlobGas: [],
-      blobGasUsedRatio: [],
-    };
+    const history = { oldestBlock, baseFeePerGas: [] as bigint[], gasUsedRatio: [] as number[] };
+    const blobFees: bigint[] = [];
+    const blobRatios: number[] = [];
     const reward: bigint[][] = [];
     for (let n = oldestBlock; n <= newest + 1; n += 1) {
       const fees = this.fees(n, view);
       history.baseFeePerGas.push(fees.baseFee);
-      history.baseFeePerBlobGas.push(fees.blobBaseFee);
+      blobFees.push(fees.blobBaseFee);
       if (n > newest) break;
       history.gasUsedRatio.push(fees.gasUsedRatio);
-      history.blobGasUsedRatio.push(fees.blobGasUsedRatio);
+      blobRatios.push(fees.blobGasUsedRatio);
       if (percentiles.length > 0) reward.push(computeRewardPercentiles(fees.tips, percentiles));
     }
-    if (percentiles.length > 0) history.reward = reward;
-    return history;
+    return {
+      ...history,
+      ...(percentiles.length > 0 ? { reward } : {}),
+      ...(this.hasBlobs ? { baseFeePerBlobGas: blobFees, blobGasUsedRatio: blobRatios } : {}),
+    };
   }
 }

@@ -1,4 +1,5 @@
-import { loadRealBlockFees, loadRealTipBlocks, type TipSample } from './shared-data';
+import { BPO2, GAS_PER_BLOB } from './blob-market';
+import { loadRealBlobBlocks, loadRealBlockFees, loadRealTipBlocks, type TipSample } from './shared-data';
 
 export type { TipSample } from './shared-data';
 
@@ -9,6 +10,8 @@ export interface BlockFees {
   tips: readonly TipSample[];
   blobBaseFee: bigint;
   blobGasUsedRatio: number;
+  blobGasUsed: bigint;
+  excessBlobGas: bigint;
 }
 
 /** OP Stack GasPriceOracle state (Ecotone/Fjord fields). */
@@ -53,8 +56,9 @@ export function impliedGasUsedRatio(baseFee: bigint, next: bigint): number {
  * Mainnet: a 10-block cycle of real blocks (18677346-49 and 18677376-81, late Nov 2023) with their real
  * base fees and gas-used ratios; where the cycle joins two runs, the ratio is the one EIP-1559 implies
  * for the step, so every block's next base fee follows from its ratio. Tips alternate between the real
- * effective-tip distributions of blocks 17173049 and 17173050. Blob fields are not in shared/data: the
- * blob base fee sits at its 1-wei floor (as for most of 2024-2025) with a usage cycle below target.
+ * effective-tip distributions of blocks 17173049 and 17173050. The blob fields are real too: 720
+ * consecutive blocks from 2026-01-19 (BPO2: max 21 blobs; EIP-7918 reserve price binding), their blob gas
+ * used, excess blob gas and blob base fee, run forwards then backwards so the cycle never jumps.
  */
 function createMainnetProfile(): ChainProfile {
   const blocks = loadRealBlockFees();
@@ -67,7 +71,9 @@ function createMainnetProfile(): ChainProfile {
     return { baseFee: block.baseFee, gasUsedRatio: ratio };
   });
   const tipBlocks = loadRealTipBlocks();
-  const blobRatios = [6 / 9, 3 / 9, 5 / 9, 6 / 9, 2 / 9];
+  const forward = loadRealBlobBlocks().slice(0, 720);
+  const blobCycle = [...forward, ...forward.slice(1, -1).reverse()];
+  const maxBlobGas = Number(BPO2.maxBlobs * GAS_PER_BLOB);
   return {
     name: 'mainnet',
     chainId: 1,
@@ -78,12 +84,15 @@ function createMainnetProfile(): ChainProfile {
     clientVersion: 'Geth/v1.16.7-stable/linux-amd64/go1.24.9',
     feesAt(n) {
       const block = cycle[cycleIndex(n, cycle.length)]!;
+      const blob = blobCycle[cycleIndex(n, blobCycle.length)]!;
       return {
         baseFee: block.baseFee,
         gasUsedRatio: block.gasUsedRatio,
         tips: tipBlocks[cycleIndex(n, tipBlocks.length)]!,
-        blobBaseFee: 1n,
-        blobGasUsedRatio: blobRatios[cycleIndex(n, blobRatios.length)]!,
+        blobBaseFee: blob.blobBaseFee,
+        blobGasUsedRatio: Number(blob.blobGasUsed) / maxBlobGas,
+        blobGasUsed: blob.blobGasUsed,
+        excessBlobGas: blob.excessBlobGas,
       };
     },
   };
@@ -91,7 +100,15 @@ function createMainnetProfile(): ChainProfile {
 
 function flatFees(baseFee: bigint, gasUsedRatio: number, tips: bigint[]): (n: number) => BlockFees {
   const samples = tips.map((tip) => ({ tip, weight: 21_000 }));
-  return () => ({ baseFee, gasUsedRatio, tips: samples, blobBaseFee: 0n, blobGasUsedRatio: 0 });
+  return () => ({
+    baseFee,
+    gasUsedRatio,
+    tips: samples,
+    blobBaseFee: 0n,
+    blobGasUsedRatio: 0,
+    blobGasUsed: 0n,
+    excessBlobGas: 0n,
+  });
 }
 
 /*

@@ -23,8 +23,6 @@ export interface CallContext {
 
 const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 const EMPTY_BLOOM = `0x${'00'.repeat(256)}`;
-// Pectra: at most 9 blobs of 131072 blob gas per block.
-const MAX_BLOB_GAS = 1_179_648;
 
 function hashOf(...parts: (string | number)[]): Hex {
   return keccak256(stringToHex(`sim:${parts.join(':')}`));
@@ -58,6 +56,7 @@ function formatBlock(n: number, full: boolean, ctx: CallContext): Record<string,
   const { model, view, chainId } = ctx;
   const fees = model.fees(n, view);
   const hash = hashOf(chainId, n);
+  const blob = model.hasBlobs ? model.blobHeader(n, view) : undefined;
   const transactions = fees.tips.map((sample, i) => {
     const txHash = hashOf(chainId, n, i);
     if (!full) return txHash;
@@ -92,8 +91,7 @@ function formatBlock(n: number, full: boolean, ctx: CallContext): Record<string,
     baseFeePerGas: toHex(fees.baseFee),
     gasLimit: toHex(model.profile.gasLimit),
     gasUsed: toHex(BigInt(Math.round(fees.gasUsedRatio * Number(model.profile.gasLimit)))),
-    blobGasUsed: toHex(Math.round(fees.blobGasUsedRatio * MAX_BLOB_GAS)),
-    excessBlobGas: '0x0',
+    ...(blob ? { blobGasUsed: toHex(blob.blobGasUsed), excessBlobGas: toHex(blob.excessBlobGas) } : {}),
     difficulty: '0x0',
     extraData: '0x',
     logsBloom: EMPTY_BLOOM,
@@ -133,8 +131,12 @@ function answerFeeHistory(params: unknown[], ctx: CallContext): unknown {
     oldestBlock: toHex(history.oldestBlock),
     baseFeePerGas: history.baseFeePerGas.map((fee) => toHex(fee)),
     gasUsedRatio: history.gasUsedRatio,
-    baseFeePerBlobGas: history.baseFeePerBlobGas.map((fee) => toHex(fee)),
-    blobGasUsedRatio: history.blobGasUsedRatio,
+    ...(history.baseFeePerBlobGas
+      ? {
+          baseFeePerBlobGas: history.baseFeePerBlobGas.map((fee) => toHex(fee)),
+          blobGasUsedRatio: history.blobGasUsedRatio,
+        }
+      : {}),
     ...(history.reward ? { reward: history.reward.map((row) => row.map((tip) => toHex(tip))) } : {}),
   };
 }
@@ -182,6 +184,12 @@ export function answerRpcCall(method: string, params: unknown[], ctx: CallContex
     case 'eth_maxPriorityFeePerGas':
       return toHex(model.maxPriorityFee(view));
     case 'eth_blobBaseFee':
+      if (model.overrides.blobSupport === 'none' || model.overrides.blobSupport === 'no-method') {
+        throw new RpcError(-32601, `the method ${method} does not exist/is not available`);
+      }
+      // The execution-apis spec's meaning: the next block's blob base fee.
+      if (model.overrides.feeHistory)
+        return toHex(model.overrides.feeHistory.baseFeePerBlobGas?.at(-1) ?? 1n);
       return toHex(model.fees(model.headNumber(view) + 1, view).blobBaseFee);
     case 'eth_call':
       return answerCall(params, ctx);

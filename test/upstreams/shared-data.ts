@@ -79,3 +79,37 @@ export function loadDailyEthUsd(firstDate: string, days: number): number[] {
   if (start < 0) throw new Error(`no ETH/USD row for ${firstDate}`);
   return rows.slice(start, start + days).map((row) => Number(row.split(',')[2]?.replaceAll('"', '')));
 }
+
+/** One real mainnet block's blob header fields and blob base fee (Chainscore score-da, CC BY 4.0). */
+export interface RealBlobBlock {
+  number: number;
+  blobGasUsed: bigint;
+  excessBlobGas: bigint;
+  blobBaseFee: bigint;
+  /** The header's excess-blob-gas update took EIP-7918's reserve-price branch. */
+  eip7918: boolean;
+}
+
+/** Every block of 2026-01-19 to 2026-01-21 (BPO2 rules: target 14, max 21 blobs) with its blob facts. */
+export function loadRealBlobBlocks(): RealBlobBlock[] {
+  const [header, ...rows] = readData('mainnet_blob_per_block_2026-01-19_2026-01-21.csv').trim().split('\n');
+  const columns = (header ?? '').split(',');
+  const col = (name: string) => columns.indexOf(name);
+  const [n, used, excess, fee, branch] = [
+    col('block_number'),
+    col('blob_gas_used'),
+    col('excess_blob_gas'),
+    col('blob_base_fee_wei'),
+    col('eip7918_branch'),
+  ];
+  return rows.map((row) => {
+    const f = row.split(',');
+    return {
+      number: Number(f[n]),
+      blobGasUsed: BigInt(f[used] ?? '0'),
+      excessBlobGas: BigInt(f[excess] ?? '0'),
+      blobBaseFee: BigInt(f[fee] ?? '0'),
+      eip7918: f[branch] === '1',
+    };
+  });
+}

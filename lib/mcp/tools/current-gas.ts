@@ -10,17 +10,23 @@ export const currentGasTool = defineTool({
     'Current Ethereum mainnet fee per gas in gwei for three tiers: low (economy, about the 70th percentile ' +
     'priority fee), average (about the 90th) and high (fast, about the 99th), each including the next ' +
     'block base fee; with the base fee, the block it was read at, the upstream that served it and when. ' +
+    'Also ready-to-send EIP-1559 pairs per tier (`tiers.<tier>.maxPriorityFeePerGas` / `maxFeePerGas`) ' +
+    'with the expected wait (p50 / p90 seconds), the exact next base fee, blob fees (EIP-4844) and ' +
+    'congestion (gas-used ratio, base-fee trend, percentile of the last 7 days). ' +
     'A `source` starting with `stale:` is a last good reading at most 5 minutes old.',
   input: {},
   output: GasResponseSchema.omit({ citation: true, tier: true }).shape,
   async run(deps) {
     const reading = await getCurrentGas(deps);
-    const { low, average, high, baseFee, blockNumber, source, updatedAt } = reading;
+    const { low, average, high, baseFee, blockNumber, source, updatedAt, tiers } = reading;
+    const wait = tiers.average.estimatedWaitSeconds;
     return {
-      data: { low, average, high, baseFee, blockNumber, source, updatedAt },
+      data: reading,
       summary:
         `Ethereum mainnet gas now: low ${low}, average ${average}, high ${high} gwei ` +
-        `(base fee ${baseFee} gwei, block ${blockNumber}, source ${source}, read ${updatedAt}).`,
+        `(base fee ${baseFee} gwei, block ${blockNumber}, source ${source}, read ${updatedAt}). ` +
+        `Average tier: maxPriorityFeePerGas ${tiers.average.maxPriorityFeePerGas}, maxFeePerGas ` +
+        `${tiers.average.maxFeePerGas} gwei${wait ? `, about ${wait.p50} s (p90 ${wait.p90} s)` : ''}.`,
       updatedAt,
     };
   },

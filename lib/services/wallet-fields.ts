@@ -1,0 +1,90 @@
+import { parseGwei } from 'viem';
+import type { AppDeps } from '../deps';
+import { weiToGwei } from '../l2/fees';
+import { computeMaxFeePerGas, TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../oracle/max-fee';
+import type { WalletGasFields } from '../schemas/wallet-gas';
+import { rankBaseFeeAmongLastWeek } from '../store/base-fee-rank';
+import { describeDbError } from '../store/database';
+import type { EtherscanGasReading } from '../upstream/etherscan';
+import type { RpcGasReading } from '../upstream/rpc-mainnet-gas';
+
+/** The wallet fields a live reading carries before the stored history ranks its base fee. */
+export type LiveWalletFields = Omit<WalletGasFields, 'baseFeePercentile7d'>;
+
+type Tiers = WalletGasFields['tiers'];
+
+/** Converts an RPC reading's wallet view (wei) to the served fields (gwei, exact to the wei). */
+export function toWalletFields(rpc: RpcGasReading): LiveWalletFields {
+  const { wallet, blob } = rpc;
+  const tiers = Object.fromEntries(
+    TIER_NAMES.map((name) => {
+      const t = wallet.wallet[name];
+      return [
+        name,
+        {
+          maxPriorityFeePerGas: weiToGwei(t.maxPriorityFeePerGas),
+          maxFeePerGas: weiToGwei(t.maxFeePerGas),
+          estimatedWaitSeconds: t.estimatedWaitSeconds,
+        },
+      ];
+    }),
+  ) as Tiers;
+  const gwei = (wei: bigint | null | undefined) =>
+    wei === null || wei === undefined ? null : weiToGwei(wei);
+  return {
+    nextBaseFee: weiToGwei(wallet.nextBaseFee),
+    tiers,
+    blobBaseFee: gwei(blob?.blobBaseFee),
+    nextBlobBaseFee: gwei(blob?.nextBlobBaseFee),
+    blobGasUsedRatio: blob?.blobGasUsedRatio ?? null,
+    maxBlobsPerBlock: blob?.maxBlobsPerBlock ?? null,
+    gasUsedRatio: wallet.gasUsedRatio,
+    baseFeeTrend: wallet.baseFeeTrend,
+  };
+}
+
+/**
+ * The wallet fields of an explorer reading: its suggested base fee is the next base fee, each tier's
+ * tip is the tier minus it, and the max fees use the same headroom as live readings. The explorer
+ * gives no per-block data, so waits, ratios, trend and blob fees are null.
+ */
+export function deriveExplorerWalletFields(explorer: EtherscanGasReading): LiveWalletFields {
+  const toWei = (value: number) => parseGwei(value.toFixed(9));
+  const nextBaseFee = toWei(explorer.baseFee);
+  let previous = 0n;
+  const tiers = Object.fromEntries(
+    TIER_NAMES.map((name) => {
+      const over = toWei(explorer[name]) - nextBaseFee;
+      const tip = over > previous ? over : previous;
+      previous = tip;
+      const maxFee = computeMaxFeePerGas(nextBaseFee, tip, TIER_HEADROOM_BLOCKS[name]);
+      return [
+        name,
+        { maxPriorityFeePerGas: weiToGwei(tip), maxFeePerGas: weiToGwei(maxFee), estimatedWaitSeconds: null },
+      ];
+    }),
+  ) as Tiers;
+  return {
+    nextBaseFee: weiToGwei(nextBaseFee),
+    tiers,
+    blobBaseFee: null,
+    nextBlobBaseFee: null,
+    blobGasUsedRatio: null,
+    maxBlobsPerBlock: null,
+    gasUsedRatio: null,
+    baseFeeTrend: null,
+  };
+}
+
+/**
+ * Ranks a base fee among the stored last 7 days; null when the store holds less than a day or cannot
+ * be read (logged), since a missing rank must never cost the reading.
+ */
+export async function rankBaseFee(deps: Pick<AppDeps, 'withDb' | 'now' | 'log'>, baseFeeGwei: number) {
+  try {
+    return await deps.withDb((db) => rankBaseFeeAmongLastWeek(db, baseFeeGwei, deps.now()));
+  } catch (error) {
+    deps.log.warn('base fee rank unavailable', { error: describeDbError(error) });
+    return null;
+  }
+}
