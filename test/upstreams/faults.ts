@@ -26,7 +26,9 @@ export type FaultMode =
   /** The head block number is `blocks` (default 10) behind the other providers; Etherscan's LastBlock likewise. */
   | 'lag'
   /** Absurd values: `value` (wei for RPC, default 1e16 = 1e7 gwei; USD for prices, default 1e9). */
-  | 'absurd';
+  | 'absurd'
+  /** JSON-RPC only: a batch is answered with one "batch requests are not supported" error for the whole batch. */
+  | 'no-batch';
 
 export interface FaultOptions {
   /** Only requests carrying one of these JSON-RPC methods (or HTTP route names) are affected. */

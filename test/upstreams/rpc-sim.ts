@@ -29,6 +29,10 @@ export interface RpcSim extends Sim {
   setL1BaseFee(wei: bigint | undefined): void;
   /** OP Stack only: the exact getL1Fee answer. */
   setL1Fee(wei: bigint | undefined): void;
+  /** How much of EIP-4844 this node speaks (see ChainOverrides.blobSupport); undefined: all of it. */
+  setBlobSupport(mode: 'full' | 'no-method' | 'none' | undefined): void;
+  /** Arbitrum only: the exact gasEstimateL1Component gas estimate. */
+  setL1GasEstimate(gas: bigint | undefined): void;
 }
 
 interface RpcCall {
@@ -105,6 +109,10 @@ function createRpcRoutes(model: ChainModel, secret: string): SimRoutes {
       if (calls === undefined) return jsonReply(200, rpcError(null, -32700, 'parse error'));
       if (!Array.isArray(calls)) return jsonReply(200, answerOne(calls, faults));
       if (calls.length === 0) return jsonReply(200, rpcError(null, -32600, 'empty batch'));
+      const methods = calls.flatMap((call) => (typeof call?.method === 'string' ? [call.method] : []));
+      if (faults.take('no-batch', methods)) {
+        return jsonReply(200, rpcError(null, -32600, 'batch requests are not supported'));
+      }
       return jsonReply(
         200,
         calls.map((call) => answerOne(call, faults)),
@@ -167,5 +175,7 @@ export async function startRpcSim(
     setMaxPriorityFee: (wei) => set('maxPriorityFee', wei),
     setL1BaseFee: (wei) => set('l1BaseFee', wei),
     setL1Fee: (wei) => set('l1Fee', wei),
+    setBlobSupport: (mode) => set('blobSupport', mode),
+    setL1GasEstimate: (gas) => set('l1GasEstimate', gas),
   };
 }

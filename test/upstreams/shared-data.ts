@@ -86,8 +86,11 @@ export interface RealBlobBlock {
   blobGasUsed: bigint;
   excessBlobGas: bigint;
   blobBaseFee: bigint;
-  /** The header's excess-blob-gas update took EIP-7918's reserve-price branch. */
-  eip7918: boolean;
+  /**
+   * This block's excess blob gas came from EIP-7918's reserve-price branch of the update from its parent;
+   * null where the data leaves it open (both branches give the same excess when the parent was full).
+   */
+  eip7918: boolean | null;
 }
 
 /** Every block of 2026-01-19 to 2026-01-21 (BPO2 rules: target 14, max 21 blobs) with its blob facts. */
@@ -109,7 +112,7 @@ export function loadRealBlobBlocks(): RealBlobBlock[] {
       blobGasUsed: BigInt(f[used] ?? '0'),
       excessBlobGas: BigInt(f[excess] ?? '0'),
       blobBaseFee: BigInt(f[fee] ?? '0'),
-      eip7918: f[branch] === '1',
+      eip7918: f[branch] === '1' ? true : f[branch] === '0' ? false : null,
     };
   });
 }

@@ -1,0 +1,201 @@
+import { formatGwei } from 'viem';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { createApp } from '../../functions/app';
+import type { GasResponseSchema } from '../../lib/schemas/current-gas';
+import { CURRENT_GAS_CACHE_KEY } from '../../lib/services/current-gas';
+import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
+import { insertMainnetSnapshots } from '../../lib/store/history-writes';
+import { createTestDeps, type TestDeps } from '../helpers/deps';
+import { startUpstreams, type Upstreams } from '../upstreams';
+import { HEALTHY_VIEW } from '../upstreams/chain-model';
+
+let upstreams: Upstreams;
+const HEAD = 17_173_500;
+const gwei = (wei: bigint) => Number(formatGwei(wei));
+const labelOf = (index: number) => `127.0.0.1:${upstreams.mainnet[index]?.port}`;
+
+async function getGas(deps: TestDeps) {
+  const res = await createApp(deps).request('/api/gas');
+  return { res, body: (await res.json()) as z.infer<typeof GasResponseSchema> };
+}
+
+beforeAll(async () => {
+  upstreams = await startUpstreams();
+});
+afterEach(async () => {
+  await upstreams.reset();
+});
+afterAll(async () => {
+  await upstreams?.close();
+});
+
+function freezeHeads() {
+  for (const sim of upstreams.mainnet) sim.setHead({ number: HEAD });
+}
+
+describe('GET /api/gas wallet-grade fields (simulated providers with real blob blocks)', () => {
+  it('serves the exact next base fee, fee pairs per tier and the blob market the node reports', async () => {
+    freezeHeads();
+    const { res, body } = await getGas(createTestDeps(upstreams.env));
+    expect(res.status).toBe(200);
+    const model = upstreams.mainnet[0]!.model;
+    const next = model.fees(HEAD + 1, HEALTHY_VIEW);
+    const latest = model.fees(HEAD, HEALTHY_VIEW);
+    expect(body.nextBaseFee).toBe(gwei(next.baseFee));
+    expect(body.blobBaseFee).toBe(gwei(latest.blobBaseFee));
+    expect(body.nextBlobBaseFee).toBe(gwei(next.blobBaseFee));
+    let ratios = 0;
+    for (let n = HEAD - 19; n <= HEAD; n += 1) ratios += model.fees(n, HEALTHY_VIEW).blobGasUsedRatio;
+    expect(body.blobGasUsedRatio).toBeCloseTo(ratios / 20, 12);
+    expect(body.maxBlobsPerBlock).toBe(latest.blobGasUsed > 0n ? 21 : null);
+    expect(body.gasUsedRatio).toBeGreaterThan(0);
+    expect(['rising', 'falling', 'flat']).toContain(body.baseFeeTrend);
+    // No database in this test: the rank is null and says why in the log.
+    expect(body.baseFeePercentile7d).toBeNull();
+    const { low, average, high } = body.tiers;
+    for (const tier of [low, average, high]) {
+      expect(tier.maxFeePerGas).toBeGreaterThanOrEqual(body.nextBaseFee + tier.maxPriorityFeePerGas - 1e-9);
+      expect(tier.estimatedWaitSeconds?.p50).toBeLessThanOrEqual(tier.estimatedWaitSeconds?.p90 ?? 0);
+    }
+    for (const field of ['maxPriorityFeePerGas', 'maxFeePerGas'] as const) {
+      expect(low[field]).toBeLessThanOrEqual(average[field]);
+      expect(average[field]).toBeLessThanOrEqual(high[field]);
+    }
+    // The original numbers stay: next base fee + the tier's priority fee, 4 significant digits.
+    expect(body.low).toBe(Number((body.nextBaseFee + low.maxPriorityFeePerGas).toPrecision(4)));
+    expect(body.high).toBe(Number((body.nextBaseFee + high.maxPriorityFeePerGas).toPrecision(4)));
+  });
+
+  it('asks each refresh in one batched HTTP request: fee history, latest block, blob base fee', async () => {
+    freezeHeads();
+    const deps = createTestDeps(upstreams.env);
+    await getGas(deps);
+    const primary = upstreams.mainnet[0]!;
+    expect(primary.requests.total).toBe(1);
+    expect(primary.requests.log[0]?.keys.sort()).toEqual(
+      ['eth_blobBaseFee', 'eth_chainId', 'eth_feeHistory', 'eth_getBlockByNumber'].sort(),
+    );
+    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    await getGas(deps);
+    expect(primary.requests.total).toBe(2);
+    expect(primary.requests.log[1]?.keys.sort()).toEqual([
+      'eth_blobBaseFee',
+      'eth_feeHistory',
+      'eth_getBlockByNumber',
+    ]);
+  });
+
+  it('asks a provider that refuses batches again with single requests, at once and from then on', async () => {
+    freezeHeads();
+    const primary = upstreams.mainnet[0]!;
+    await primary.fault('no-batch');
+    const deps = createTestDeps(upstreams.env);
+    const first = await getGas(deps);
+    expect(first.body.source).toBe(labelOf(0));
+    expect(first.body.nextBlobBaseFee).not.toBeNull();
+    expect(deps.logs.some((l) => l.includes('refuses batches') && l.includes(labelOf(0)))).toBe(true);
+    const before = primary.requests.total;
+    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    await getGas(deps);
+    expect(primary.requests.total - before).toBe(3);
+  });
+
+  it('serves everything else with null blob fields from a node without EIP-4844, naming it in the log', async () => {
+    freezeHeads();
+    for (const sim of upstreams.mainnet) sim.setBlobSupport('none');
+    const deps = createTestDeps(upstreams.env);
+    const { res, body } = await getGas(deps);
+    expect(res.status).toBe(200);
+    expect(body.source).toBe(labelOf(0));
+    expect(body).toMatchObject({
+      blobBaseFee: null,
+      nextBlobBaseFee: null,
+      blobGasUsedRatio: null,
+      maxBlobsPerBlock: null,
+    });
+    expect(body.nextBaseFee).toBeGreaterThan(0);
+    expect(body.tiers.average.maxFeePerGas).toBeGreaterThan(0);
+    expect(
+      deps.logs.some((l) => l.includes('blob fees unavailable') && l.includes(`"provider":"${labelOf(0)}"`)),
+    ).toBe(true);
+  });
+
+  it('still reads the blob fees from the fee history when eth_blobBaseFee is missing', async () => {
+    freezeHeads();
+    upstreams.mainnet[0]!.setBlobSupport('no-method');
+    const { body } = await getGas(createTestDeps(upstreams.env));
+    expect(body.source).toBe(labelOf(0));
+    expect(body.nextBlobBaseFee).toBe(
+      gwei(upstreams.mainnet[0]!.model.fees(HEAD + 1, HEALTHY_VIEW).blobBaseFee),
+    );
+  });
+
+  it('rejects a provider whose blob fee is absurd and fails over, like an absurd fee history', async () => {
+    const history = {
+      baseFeePerGas: [30_000_000_000n, 30_000_000_000n, 30_000_000_000n],
+      gasUsedRatio: [0.5, 0.5],
+      reward: [
+        [1n, 1_000_000_000n, 2_000_000_000n, 3_000_000_000n],
+        [1n, 1_000_000_000n, 2_000_000_000n, 3_000_000_000n],
+      ],
+    };
+    upstreams.mainnet[0]!.setFeeHistory({
+      ...history,
+      baseFeePerBlobGas: [10n ** 15n, 10n ** 15n, 10n ** 15n],
+      blobGasUsedRatio: [0.5, 0.5],
+    });
+    upstreams.mainnet[1]!.setFeeHistory(history);
+    const deps = createTestDeps(upstreams.env);
+    const { body } = await getGas(deps);
+    expect(body.source).toBe(labelOf(1));
+    expect(body.nextBlobBaseFee).toBe(1e-9);
+    expect(
+      deps.logs.some((l) => l.includes(`"provider":"${labelOf(0)}"`) && l.includes('"kind":"absurd"')),
+    ).toBe(true);
+  });
+});
+
+describe('baseFeePercentile7d from the stored history (PGlite)', () => {
+  let engine: DatabaseEngine;
+  beforeAll(async () => {
+    engine = await openDatabase({ kind: 'pglite' });
+    await engine.migrate();
+  });
+  afterAll(async () => {
+    await engine?.close();
+  });
+
+  it('is null with less than a day stored and ranks the base fee among the last 7 days after', async () => {
+    freezeHeads();
+    const now = Math.floor(Date.now() / 90_000) * 90_000;
+    const row = (slotStart: number, baseFeeGwei: number) => ({
+      slotStart,
+      readAt: slotStart,
+      blockNumber: 1,
+      baseFeeGwei,
+      lowGwei: baseFeeGwei,
+      averageGwei: baseFeeGwei,
+      highGwei: baseFeeGwei,
+      source: 'test',
+    });
+    await engine.withDb((db) =>
+      insertMainnetSnapshots(db, [row(now - 90_000 * 10, 1), row(now - 90_000 * 20, 1_000)]),
+    );
+    const deps = createTestDeps(upstreams.env, { withDb: engine.withDb });
+    expect((await getGas(deps)).body.baseFeePercentile7d).toBeNull();
+
+    // Two days back: 300 rows, 100 of them below the current base fee, 200 above; one older than 7 days.
+    const { body: probe } = await getGas(createTestDeps(upstreams.env));
+    const base = probe.baseFee;
+    const rows = Array.from({ length: 300 }, (_, i) =>
+      row(now - 90_000 * (100 + i * 5), i < 100 ? base / 2 : base * 2),
+    );
+    rows.push(row(now - 8 * 86_400_000 - 90_000 * 3, base / 2));
+    await engine.withDb((db) => insertMainnetSnapshots(db, rows));
+    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    // 302 in the window: 100 below, 2 above (the first two rows: 1 and 1,000 gwei; 1 < base), 200 above.
+    const below = 100 + (base > 1 ? 1 : 0);
+    expect((await getGas(deps)).body.baseFeePercentile7d).toBe(Math.round((below / 302) * 1000) / 10);
+  });
+});
