@@ -41,8 +41,9 @@ export const NO_BLOB_FEES: BlobFees = {
  * fields give the newest and next blocks' blob base fees and the usage ratios (every fork's target,
  * maximum, update fraction and EIP-7918 reserve price are already applied by the node), and
  * `eth_blobBaseFee` must agree with one of those two fees (clients differ on which: the spec says the
- * next block's, geth answers the head's). Without the fee history's blob fields, `eth_blobBaseFee`
- * alone gives the next block's fee. Returns `null` when the provider gives no blob data at all.
+ * next block's, geth and Hardhat's EDR answer the head's). Without the fee history's blob fields,
+ * `eth_blobBaseFee` alone gives the newest block's fee (what geth-derived clients answer), checked
+ * against the header. Returns `null` when the provider gives no blob data at all.
  * Throws an OracleError for an answer that is absurd or contradicts itself or the header, like a
  * broken fee history.
  */
@@ -58,7 +59,8 @@ export function readBlobFees(
   if (!hasSeries) {
     if (blobBaseFee === null) return null;
     assertSaneBlobFee(blobBaseFee);
-    return { ...NO_BLOB_FEES, nextBlobBaseFee: blobBaseFee };
+    assertHeaderAgrees({ ...header, blobGasUsed: undefined }, blobBaseFee, 0);
+    return { ...NO_BLOB_FEES, blobBaseFee };
   }
   const blocks = history.gasUsedRatio.length;
   if (fees.length !== blocks + 1 || ratios.length !== blocks)

@@ -1,17 +1,21 @@
 import { createServer } from 'node:net';
-import { formatGwei, parseGwei } from 'viem';
+import { formatGwei, type Hex, parseGwei, sha256 } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createApp } from '../../functions/app';
 import { TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../../lib/oracle/max-fee';
 import type { GasResponseSchema } from '../../lib/schemas/current-gas';
 import { createTestDeps } from '../helpers/deps';
+import { computeBlobBaseFee } from '../upstreams/blob-market';
 import { type EdrNode, startEdrNode } from './helpers/edr-node';
 
 const GWEI = 1_000_000_000n;
 const TRANSFERS_PER_BLOCK = 10;
 const toHex = (value: bigint | number) => `0x${value.toString(16)}`;
 type Gas = z.infer<typeof GasResponseSchema>;
+/** Hardhat's well-known first development account (public test mnemonic), funded by EDR at genesis. */
+const HARDHAT_KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 async function closedPortUrl(): Promise<string> {
   const server = createServer();
@@ -121,10 +125,69 @@ describe('wallet-grade fees against a real EVM node (EDR, L1 rules)', () => {
     expect(Number(formatGwei(BigInt(bases[0]!)))).toBe(gas.nextBaseFee);
   });
 
-  it("serves EDR's eth_blobBaseFee as the next block's blob base fee (its fee history has no blob fields)", async () => {
+  it("serves EDR's eth_blobBaseFee as the newest block's blob base fee (its fee history has no blob fields)", async () => {
     const gas = await readGas();
     const blobBaseFee = BigInt((await edr.provider.request({ method: 'eth_blobBaseFee' })) as string);
-    expect(parseGwei(gas.nextBlobBaseFee!.toFixed(9))).toBe(blobBaseFee);
-    expect(gas.blobBaseFee).toBeNull();
+    expect(parseGwei(gas.blobBaseFee!.toFixed(9))).toBe(blobBaseFee);
+    expect(gas.nextBlobBaseFee).toBeNull();
+  });
+});
+
+/** Prague's blob parameters (EIP-7691), only to check independently what EDR computed. */
+const PRAGUE = { updateFraction: 5_007_716n } as const;
+
+describe('blob fees against EDR with blob transactions (Prague rules)', () => {
+  let edr: EdrNode;
+  const account = privateKeyToAccount(HARDHAT_KEY_0);
+  // The zero blob: its KZG commitment and proof are the point at infinity, so no trusted setup is needed.
+  const blob = `0x${'00'.repeat(131_072)}` as Hex;
+  const commitment = `0xc0${'00'.repeat(47)}` as Hex;
+  const versionedHash = `0x01${sha256(commitment).slice(4)}` as Hex;
+
+  beforeAll(async () => {
+    edr = await startEdrNode('l1', { chainId: 1, hardfork: 'prague' });
+  });
+  afterAll(async () => {
+    await edr?.close();
+  });
+
+  /** Sends one transaction carrying `blobs` blobs; EDR mines it at once in a block of its own. */
+  async function sendBlobs(nonce: number, blobs: number): Promise<void> {
+    const raw = await account.signTransaction({
+      chainId: 1,
+      type: 'eip4844',
+      nonce,
+      to: account.address,
+      gas: 21_000n,
+      maxFeePerGas: parseGwei('100'),
+      maxPriorityFeePerGas: parseGwei('1'),
+      maxFeePerBlobGas: parseGwei('1'),
+      blobVersionedHashes: Array(blobs).fill(versionedHash),
+      sidecars: Array(blobs).fill({ blob, commitment, proof: commitment }),
+    });
+    await edr.provider.request({ method: 'eth_sendRawTransaction', params: [raw] });
+  }
+
+  it("serves the node's blob base fee as blocks fill with blobs (nine a block, above the target of six)", async () => {
+    const seen = new Set<bigint>();
+    for (let nonce = 0; nonce < 12; nonce += 1) {
+      await sendBlobs(nonce, 9);
+      const header = (await edr.provider.request({
+        method: 'eth_getBlockByNumber',
+        params: ['latest', false],
+      })) as { blobGasUsed: string; excessBlobGas: string };
+      expect(BigInt(header.blobGasUsed)).toBe(9n * 131_072n);
+      const deps = createTestDeps({ MAINNET_RPC_URLS: edr.url, ETHERSCAN_API_URL: await closedPortUrl() });
+      const gas = (await (await createApp(deps).request('/api/gas')).json()) as Gas;
+      const nodeFee = BigInt((await edr.provider.request({ method: 'eth_blobBaseFee' })) as string);
+      // EDR's eth_blobBaseFee is the head block's fee (as geth's): fake_exponential of its own excess,
+      // which grows by the three blobs over target each block.
+      expect(BigInt(header.excessBlobGas)).toBe(BigInt(nonce) * 3n * 131_072n);
+      expect(nodeFee).toBe(computeBlobBaseFee(BigInt(header.excessBlobGas), PRAGUE.updateFraction));
+      expect(parseGwei(gas.blobBaseFee!.toFixed(9))).toBe(nodeFee);
+      seen.add(nodeFee);
+    }
+    // Twelve blocks three blobs over target lift the fee off its 1-wei floor.
+    expect([...seen].some((fee) => fee > 1n)).toBe(true);
   });
 });

@@ -83,13 +83,13 @@ describe('readBlobFees', () => {
     );
   });
 
-  it('is null without any blob data, and takes eth_blobBaseFee alone as the next fee', () => {
+  it("is null without any blob data, and takes eth_blobBaseFee alone as the newest block's fee", () => {
     const { history, header } = realHistory(0, 20);
     const { baseFeePerBlobGas: _, blobGasUsedRatio: __, ...plain } = history;
     expect(readBlobFees(plain, null, { blobGasUsed: undefined, excessBlobGas: undefined })).toBeNull();
     expect(readBlobFees(plain, 12_345n, header)).toEqual({
-      blobBaseFee: null,
-      nextBlobBaseFee: 12_345n,
+      blobBaseFee: 12_345n,
+      nextBlobBaseFee: null,
       blobGasUsedRatio: null,
       maxBlobsPerBlock: null,
     });

@@ -28,7 +28,7 @@ const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..'
 export async function startEdrNode(
   chainType: 'l1' | 'op',
   options: { chainId: number } & Partial<
-    Pick<EdrNetworkUserConfig, 'blockGasLimit' | 'initialBaseFeePerGas'>
+    Pick<EdrNetworkUserConfig, 'blockGasLimit' | 'initialBaseFeePerGas' | 'hardfork'>
   >,
 ): Promise<EdrNode> {
   const { chainId, ...extra } = options;
