@@ -1,7 +1,7 @@
 import { type FeeHistory, READING_PERCENTILES, selectRewardColumns } from './fee-history';
 import { computeMaxFeePerGas, TIER_HEADROOM_BLOCKS, TIER_NAMES, type TierName } from './max-fee';
 import { computeMedian, computePercentileFees, computeTiers, type GasTiers } from './tiers';
-import { estimateInclusionProbability, estimateWaitSeconds, type WaitEstimate } from './wait-model';
+import { estimateWait, type WaitEstimate } from './wait-model';
 
 /** One tier as a wallet sends it, in wei, with its expected wait. */
 export interface WalletTier {
@@ -51,7 +51,7 @@ export function computeWalletFees(history: FeeHistory): WalletFees {
     wallet[name] = {
       maxPriorityFeePerGas: tip,
       maxFeePerGas: computeMaxFeePerGas(nextBaseFee, tip, TIER_HEADROOM_BLOCKS[name]),
-      estimatedWaitSeconds: estimateWaitSeconds(estimateInclusionProbability(history, CUTOFF_COLUMN, tip)),
+      estimatedWaitSeconds: estimateWait(history, CUTOFF_COLUMN, tip),
     };
   });
   const ratios = history.gasUsedRatio;

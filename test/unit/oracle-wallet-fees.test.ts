@@ -9,7 +9,7 @@ import {
   TIER_HEADROOM_BLOCKS,
   TIER_NAMES,
 } from '../../lib/oracle/max-fee';
-import { estimateInclusionProbability, estimateWaitSeconds } from '../../lib/oracle/wait-model';
+import { estimateInclusionProbability, estimateWait, estimateWaitSeconds } from '../../lib/oracle/wait-model';
 import { classifyTrend, computeWalletFees } from '../../lib/oracle/wallet-fees';
 
 const GWEI = 1_000_000_000n;
@@ -104,13 +104,30 @@ describe('wait model', () => {
   it('counts the non-empty blocks whose 1st-percentile tip the tip clears, smoothed by half a block', () => {
     const history: FeeHistory = {
       oldestBlock: 1n,
-      baseFeePerGas: [1n, 1n, 1n, 1n, 1n],
-      gasUsedRatio: [1, 1, 0, 1],
-      reward: [[5n], [10n], [0n], [20n]],
+      baseFeePerGas: [1n, 1n, 1n, 1n, 1n, 1n],
+      gasUsedRatio: [1, 1, 0, 1, 0.5],
+      reward: [[5n], [10n], [0n], [20n], [10n]],
     };
-    expect(estimateInclusionProbability(history, 0, 10n)).toBeCloseTo(2.5 / 4, 12);
-    expect(estimateInclusionProbability(history, 0, 4n)).toBeCloseTo(0.5 / 4, 12);
-    expect(estimateInclusionProbability(history, 0, 20n)).toBeCloseTo(3.5 / 4, 12);
+    // Tip 10: clears block 0 (5), queues behind the equal tips of full block 1, loses block 3, and
+    // matches the cheapest tip of block 4, which had room for everyone at that price.
+    expect(estimateInclusionProbability(history, 0, 10n)).toBeCloseTo(2.5 / 5, 12);
+    expect(estimateInclusionProbability(history, 0, 4n)).toBeCloseTo(0.5 / 5, 12);
+    expect(estimateInclusionProbability(history, 0, 21n)).toBeCloseTo(4.5 / 5, 12);
+  });
+
+  it('replays the recent blocks from every starting point, recent ones weighing more', () => {
+    // Four full blocks; tip 5 cleared the first two, not the last two: a backlog now.
+    const history: FeeHistory = {
+      oldestBlock: 1n,
+      baseFeePerGas: [1n, 1n, 1n, 1n, 1n],
+      gasUsedRatio: [1, 1, 1, 1],
+      reward: [[0n], [0n], [10n], [10n]],
+    };
+    // Hand-computed with weights 2^((s - 3) / 8) and a tail chance of (2 + 0.5) / 5 per block.
+    expect(estimateWait(history, 0, 5n)).toEqual({ p50: 24, p90: 60 });
+    // The same blocks in the other order (the backlog cleared) promise the next block at the median.
+    const cleared = { ...history, reward: [[10n], [10n], [0n], [0n]] };
+    expect(estimateWait(cleared, 0, 5n).p50).toBe(12);
   });
 
   it('turns a per-block chance into geometric p50 / p90 waits in 12-second slots', () => {
@@ -131,8 +148,8 @@ describe('computeWalletFees', () => {
     expect(fees.wallet.low.maxFeePerGas).toBe(
       computeBaseFeeAfterFullBlocks(77_651_468_498n, 2) + 2_895_000_000n,
     );
-    // Both blocks' cheapest tips (0.1 and 0 gwei) are below every tier: (2 + 0.5) / 3 per block.
-    expect(fees.wallet.low.estimatedWaitSeconds).toEqual(estimateWaitSeconds(2.5 / 3));
+    // Both blocks' cheapest tips (0.1 and 0 gwei) are below every tier: the next block.
+    expect(fees.wallet.low.estimatedWaitSeconds).toEqual({ p50: 12, p90: 12 });
     expect(fees.gasUsedRatio).toBeCloseTo((9_755_040 + 15_491_478) / 60_000_000, 12);
     expect(fees.baseFeeTrend).toBe('flat');
   });
