@@ -22,6 +22,15 @@ export interface L2Network {
   feeCompleteness: FeeCompleteness;
   /** Gas prices outside this range (gwei) are a broken answer, not a market move. */
   saneGasPriceGwei: { min: number; max: number };
+  /**
+   * Where the priority fee comes from: `ignored` (Arbitrum: the sequencer orders first come, first
+   * served and charges no tip, so 0), or `market`: the chain's own eth_maxPriorityFeePerGas, never below
+   * `minPriorityFeeWei` where the chain's nodes enforce a minimum.
+   */
+  priorityFee: 'ignored' | 'market';
+  minPriorityFeeWei?: bigint;
+  /** Arbitrum: the L1 component's gas units are read from the NodeInterface. */
+  hasL1GasUnits: boolean;
   blurb: string;
   /** What the fee figures of a healthy reading include. */
   feeNote: string;
@@ -44,6 +53,8 @@ export const L2_NETWORKS: readonly L2Network[] = [
     feeCompleteness: 'execution_only',
     // ArbOS floors the L2 base fee at 0.01 gwei; congestion pricing rarely takes it past a few gwei.
     saneGasPriceGwei: { min: 0.000_001, max: 1_000 },
+    priorityFee: 'ignored',
+    hasL1GasUnits: true,
     blurb: 'Arbitrum One is an optimistic rollup on the Arbitrum Nitro stack that settles to Ethereum.',
     feeNote:
       'Execution cost only: Arbitrum charges its L1 data cost as extra gas units that depend on the ' +
@@ -60,6 +71,8 @@ export const L2_NETWORKS: readonly L2Network[] = [
     feeCompleteness: 'full_estimate',
     // OP Stack base fees can sit at a few thousand wei, so the floor is one wei.
     saneGasPriceGwei: { min: 0.000_000_001, max: 1_000 },
+    priorityFee: 'market',
+    hasL1GasUnits: false,
     blurb: 'OP Mainnet (Optimism) is an optimistic rollup on the OP Stack that settles to Ethereum.',
     feeNote: OP_FEE_NOTE,
   },
@@ -73,6 +86,8 @@ export const L2_NETWORKS: readonly L2Network[] = [
     hasL1DataFee: true,
     feeCompleteness: 'full_estimate',
     saneGasPriceGwei: { min: 0.000_000_001, max: 1_000 },
+    priorityFee: 'market',
+    hasL1GasUnits: false,
     blurb: 'Base is an optimistic rollup on the OP Stack, operated by Coinbase, that settles to Ethereum.',
     feeNote: OP_FEE_NOTE,
   },
@@ -87,6 +102,10 @@ export const L2_NETWORKS: readonly L2Network[] = [
     feeCompleteness: 'full_estimate',
     // Polygon enforces a minimum priority fee of tens of gwei; spikes reach thousands.
     saneGasPriceGwei: { min: 1, max: 100_000 },
+    priorityFee: 'market',
+    // Bor nodes refuse transactions tipping less than 25 gwei, whatever a provider's oracle suggests.
+    minPriorityFeeWei: 25_000_000_000n,
+    hasL1GasUnits: false,
     blurb:
       'Polygon PoS is a proof-of-stake sidechain with its own validators; it checkpoints to Ethereum ' +
       'and its gas is paid in POL.',

@@ -1,4 +1,5 @@
 import type { L2NetworkReading } from '../schemas/l2-gas';
+import { suggestL2Fees } from './fee-suggestion';
 import { computeFeesUsd, weiToGwei } from './fees';
 import type { FeeCompleteness, L2Network } from './networks';
 
@@ -12,6 +13,12 @@ export interface NetworkFacts {
   l1FeeWei: bigint | null;
   /** When the gas price was read upstream (epoch ms); null when unavailable. */
   readAt: number | null;
+  /** Base fee of the latest block; null when unknown. */
+  baseFeeWei: bigint | null;
+  /** The chain's eth_maxPriorityFeePerGas; null where tips are ignored or when it could not be read. */
+  suggestedTipWei: bigint | null;
+  /** Arbitrum: L1 component of the representative transfer in gas units; null elsewhere or unknown. */
+  l1GasUnits: bigint | null;
 }
 
 /** USD prices of the two tokens fees are paid in; null when the price chain had no value. */
@@ -60,6 +67,8 @@ export function presentNetwork(
           l1FeeWei: facts.l1FeeWei,
         });
   const feeCompleteness: FeeCompleteness = l1FeeMissing ? 'execution_only' : network.feeCompleteness;
+  const suggestion = suggestL2Fees(network, facts.baseFeeWei, facts.suggestedTipWei);
+  const gwei = (value: bigint | undefined) => (value === undefined ? null : weiToGwei(value));
 
   const notes: string[] = [];
   if (facts.status === 'unavailable') {
@@ -94,6 +103,11 @@ export function presentNetwork(
       feeModel: network.feeModel,
       blurb: network.blurb,
       feeNote: notes.join(' '),
+      baseFee: gwei(suggestion?.baseFee),
+      maxPriorityFeePerGas: gwei(suggestion?.maxPriorityFeePerGas),
+      maxFeePerGas: gwei(suggestion?.maxFeePerGas),
+      estimatedL1GasUnits:
+        network.hasL1GasUnits && facts.l1GasUnits !== null ? Number(facts.l1GasUnits) : null,
     },
     status: facts.status,
     gasPriceWei: facts.gasPriceWei,

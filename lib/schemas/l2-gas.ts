@@ -13,7 +13,17 @@ const usd = (description: string) =>
       description: `${description} Rounded to 4 significant digits, never coarser than a cent (sub-cent fees keep their digits).`,
     });
 
-/** One network's live reading (SPEC.md 2.10, decisions 4-6). */
+const gwei = (description: string, example: number) =>
+  z
+    .number()
+    .nonnegative()
+    .nullable()
+    .openapi({
+      description: `${description} Gwei of the native token, exact to 1 wei; null when unknown.`,
+      example,
+    });
+
+/** One network's live reading (SPEC.md 2.10, decisions 4-6; fee suggestions of extension 17). */
 export const L2NetworkReadingSchema = z
   .object({
     id: z.enum(L2_NETWORK_IDS),
@@ -59,6 +69,29 @@ export const L2NetworkReadingSchema = z
         'What the fee figures include, and any degradation of this reading: L1 fee unavailable, served ' +
         'from the last good reading (with its time), reading unavailable, or price unavailable.',
     }),
+    baseFee: gwei('Base fee per gas of the latest block (its header).', 0.005),
+    maxPriorityFeePerGas: gwei(
+      'Priority fee (tip) per gas to send with: Arbitrum 0 (the sequencer ignores tips); OP Mainnet and Base ' +
+        "the chain's own eth_maxPriorityFeePerGas; Polygon the same but never below the 25 gwei its nodes enforce.",
+      0.001,
+    ),
+    maxFeePerGas: gwei(
+      'Max fee per gas to send with: 2 x baseFee + maxPriorityFeePerGas, which survives a doubling of the base ' +
+        'fee (at least 6 full blocks on Polygon, far more on OP Stack and Arbitrum).',
+      0.011,
+    ),
+    estimatedL1GasUnits: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .openapi({
+        description:
+          'Arbitrum only: extra gas units its L1 component adds to the representative ETH transfer, from ' +
+          'NodeInterface.gasEstimateL1Component at 0x00000000000000000000000000000000000000C8; a wallet pays ' +
+          '(21,000 + this) x the gas price. Null elsewhere and when the call failed.',
+        example: 9_412,
+      }),
   })
   .openapi('L2NetworkReading');
 

@@ -44,11 +44,18 @@ export interface L2GasResult {
 }
 
 // Validated on every read: the store is shared and may hold anything.
+const wei = z.string().regex(/^\d+$/);
 const StoredReadingSchema = z.object({
-  gasPriceWei: z.string().regex(/^\d+$/),
-  l1FeeWei: z.string().regex(/^\d+$/).nullable(),
+  gasPriceWei: wei,
+  l1FeeWei: wei.nullable(),
   readAt: z.number().int().positive(),
+  // Readings stored before the fee suggestions existed lack these: they read as unknown.
+  baseFeeWei: wei.nullable().default(null),
+  suggestedTipWei: wei.nullable().default(null),
+  l1GasUnits: wei.nullable().default(null),
 });
+const toWei = (value: string | null) => (value === null ? null : BigInt(value));
+const fromWei = (value: bigint | null) => value?.toString() ?? null;
 
 const storeKey = (id: L2NetworkId) => `l2-gas:${id}`;
 
@@ -123,11 +130,15 @@ async function readFacts(deps: AppDeps, network: L2Network): Promise<NetworkFact
     const live = await readL2Network(deps, network);
     const stored = {
       gasPriceWei: live.gasPriceWei.toString(),
-      l1FeeWei: live.l1FeeWei?.toString() ?? null,
+      l1FeeWei: fromWei(live.l1FeeWei),
       readAt: live.readAt,
+      baseFeeWei: fromWei(live.baseFeeWei),
+      suggestedTipWei: fromWei(live.suggestedTipWei),
+      l1GasUnits: fromWei(live.l1GasUnits),
     };
     await writeLastGood(deps, storeKey(network.id), stored, live.readAt);
-    return { status: 'live', gasPriceWei: live.gasPriceWei, l1FeeWei: live.l1FeeWei, readAt: live.readAt };
+    const { gasPriceWei, l1FeeWei, readAt, baseFeeWei, suggestedTipWei, l1GasUnits } = live;
+    return { status: 'live', gasPriceWei, l1FeeWei, readAt, baseFeeWei, suggestedTipWei, l1GasUnits };
   } catch (error) {
     // Only labels and failure kinds are logged: other error texts may embed a provider URL and its key.
     const failures = error instanceof RpcPoolError ? error.failures : [{ kind: 'unexpected' }];
@@ -138,11 +149,22 @@ async function readFacts(deps: AppDeps, network: L2Network): Promise<NetworkFact
     return {
       status: 'last-good',
       gasPriceWei: BigInt(lastGood.gasPriceWei),
-      l1FeeWei: lastGood.l1FeeWei === null ? null : BigInt(lastGood.l1FeeWei),
+      l1FeeWei: toWei(lastGood.l1FeeWei),
       readAt: lastGood.readAt,
+      baseFeeWei: toWei(lastGood.baseFeeWei),
+      suggestedTipWei: toWei(lastGood.suggestedTipWei),
+      l1GasUnits: toWei(lastGood.l1GasUnits),
     };
   }
-  return { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null };
+  return {
+    status: 'unavailable',
+    gasPriceWei: null,
+    l1FeeWei: null,
+    readAt: null,
+    baseFeeWei: null,
+    suggestedTipWei: null,
+    l1GasUnits: null,
+  };
 }
 
 function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {

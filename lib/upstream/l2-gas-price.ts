@@ -3,6 +3,7 @@ import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import { weiToGwei } from '../l2/fees';
 import type { L2Network } from '../l2/networks';
+import { readArbitrumL1GasUnits } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
 import { createRpcPool, type RpcPoolOptions } from './rpc-pool';
@@ -22,6 +23,12 @@ export interface L2LiveReading {
   l1FeeWei: bigint | null;
   /** Why the L1 fee of an OP Stack network is missing; undefined when it was read or is not applicable. */
   l1FeeFailure?: RpcFailureKind;
+  /** Base fee of the latest block; null when the block carries none. */
+  baseFeeWei: bigint | null;
+  /** The chain's own tip suggestion (eth_maxPriorityFeePerGas); null where tips are ignored or it failed. */
+  suggestedTipWei: bigint | null;
+  /** Arbitrum: gas units of the representative transfer's L1 component; null elsewhere or when it failed. */
+  l1GasUnits: bigint | null;
   blockNumber: bigint;
   /** Timestamp (Unix seconds) of the provider's latest block. */
   blockTimestamp: number;
@@ -33,10 +40,15 @@ export interface L2LiveReading {
 
 type ReadDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state'>;
 
+type Settled<T> = { value: T } | { failure: RpcFailureKind } | null;
+
 interface Sample {
   gasPriceWei: bigint;
-  l1: { fee: bigint } | { failure: RpcFailureKind } | null;
+  l1: Settled<bigint>;
   head: { number: bigint; timestamp: number };
+  baseFeeWei: bigint | null;
+  tip: Settled<bigint>;
+  l1Gas: Settled<bigint>;
 }
 
 /**
@@ -66,16 +78,30 @@ export async function readL2Network(
   const answer = await pool.request((client) => readSample(client, network), {
     stampOf: (sample) => ({ blockNumber: sample.head.number, timestamp: sample.head.timestamp }),
   });
-  const { gasPriceWei, l1, head } = answer.value;
+  const { gasPriceWei, l1, head, baseFeeWei, tip, l1Gas } = answer.value;
+  for (const [part, settled] of [
+    ['priority fee', tip],
+    ['l1 gas units', l1Gas],
+  ] as const) {
+    if (settled && 'failure' in settled)
+      deps.log.warn(`${part} read failed`, {
+        network: network.id,
+        provider: answer.provider,
+        kind: settled.failure,
+      });
+  }
   const reading: L2LiveReading = {
     gasPriceWei,
-    l1FeeWei: l1 && 'fee' in l1 ? l1.fee : null,
+    l1FeeWei: l1 && 'value' in l1 ? l1.value : null,
     blockNumber: head.number,
     blockTimestamp: head.timestamp,
     provider: answer.provider,
     readAt: deps.now(),
+    baseFeeWei,
+    suggestedTipWei: tip && 'value' in tip ? tip.value : null,
+    l1GasUnits: l1Gas && 'value' in l1Gas ? l1Gas.value : null,
   };
-  if (!l1 || 'fee' in l1) return reading;
+  if (!l1 || 'value' in l1) return reading;
 
   deps.log.warn('l1 fee read failed', { network: network.id, provider: answer.provider, kind: l1.failure });
   const others = pool.providers.filter((p) => p.label !== answer.provider).map((p) => p.url);
@@ -99,12 +125,11 @@ export async function readL2Network(
 }
 
 async function readSample(client: PublicClient, network: L2Network): Promise<Sample> {
-  const l1 = network.hasL1DataFee
-    ? readL1FeeWei(rpcCall(client), network.chainId).then(
-        (fee) => ({ fee }),
-        (error: unknown) => ({ failure: classifyRpcError(error).kind }),
-      )
-    : Promise.resolve(null);
+  const call = rpcCall(client);
+  const l1 = network.hasL1DataFee ? settle(readL1FeeWei(call, network.chainId)) : null;
+  const tip =
+    network.priorityFee === 'market' ? settle(readQuantity(call, 'eth_maxPriorityFeePerGas')) : null;
+  const l1Gas = network.hasL1GasUnits ? settle(readArbitrumL1GasUnits(call)) : null;
   const [gasPriceWei, block] = await Promise.all([
     client.getGasPrice(),
     client.getBlock({ blockTag: 'latest' }),
@@ -112,15 +137,43 @@ async function readSample(client: PublicClient, network: L2Network): Promise<Sam
   if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
     throw new RpcAttemptError('malformed', 'latest block without number or timestamp');
   }
-  const gwei = weiToGwei(gasPriceWei);
   const { min, max } = network.saneGasPriceGwei;
+  const gwei = weiToGwei(gasPriceWei);
   if (!(gwei >= min && gwei <= max)) throw new RpcAttemptError('absurd', 'gas price out of range');
+  const baseFeeWei = typeof block.baseFeePerGas === 'bigint' ? block.baseFeePerGas : null;
+  if (baseFeeWei !== null && weiToGwei(baseFeeWei) > max)
+    throw new RpcAttemptError('absurd', 'base fee out of range');
+  // The extra reads never reject; past the grace they count as timed out, like the L1 fee.
+  const grace = <T>(settled: Promise<Settled<T>> | null) =>
+    settled && settleWithin(settled, L1_FEE_GRACE_MS).catch(() => ({ failure: 'timeout' as const }));
+  const [l1Settled, tipSettled, l1GasSettled] = await Promise.all([grace(l1), grace(tip), grace(l1Gas)]);
+  if (tipSettled && 'value' in tipSettled && weiToGwei(tipSettled.value) > max) {
+    throw new RpcAttemptError('absurd', 'priority fee out of range');
+  }
   return {
     gasPriceWei,
-    // l1 never rejects, so a rejection here is the grace running out.
-    l1: await settleWithin(l1, L1_FEE_GRACE_MS).catch(() => ({ failure: 'timeout' as const })),
+    l1: l1Settled,
     head: { number: block.number, timestamp: Number(block.timestamp) },
+    baseFeeWei,
+    tip: tipSettled,
+    l1Gas: l1GasSettled,
   };
+}
+
+/** Turns a read into a value or a failure kind, so one optional read never fails the reading. */
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ failure: classifyRpcError(error).kind }),
+  );
+}
+
+async function readQuantity(call: ReturnType<typeof rpcCall>, method: string): Promise<bigint> {
+  const value = await call(method, []);
+  if (typeof value !== 'string' || !/^0x[0-9a-f]{1,64}$/i.test(value)) {
+    throw new RpcAttemptError('malformed', `${method} is not a quantity`);
+  }
+  return BigInt(value);
 }
 
 /** Adapts a viem client to the plain JSON-RPC call the oracle reader takes. */

@@ -21,10 +21,13 @@ const gasPriceOracleAbi = parseAbi(['function getL1Fee(bytes _data) view returns
  */
 export const MAX_SANE_L1_FEE_WEI = parseEther('0.05');
 
+/** The recipient of the representative ETH transfer every L2 fee figure is computed for. */
+export const REPRESENTATIVE_RECIPIENT: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
 // Stub values as viem's estimateL1Fee uses them: the fee depends on the byte count (and, after Fjord, on
 // how well they compress), so realistic magnitudes matter and the exact values do not.
 const TRANSFER = {
-  to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  to: REPRESENTATIVE_RECIPIENT,
   value: parseEther('0.1'),
   gas: 21_000n,
   maxFeePerGas: parseGwei('5'),

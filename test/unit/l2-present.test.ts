@@ -7,11 +7,14 @@ import { type L2GasResult, selectL2SnapshotRows } from '../../lib/services/l2-ga
 
 const NOW = Date.UTC(2026, 10, 22, 5, 0, 0);
 const PRICES = { ETH: 3000, POL: 0.25 };
+/** No fee-suggestion inputs: the wallet fields are not what these tests look at. */
+const NO_SUGGESTION = { baseFeeWei: null, suggestedTipWei: null, l1GasUnits: null };
 const live = (gasPriceWei: bigint, l1FeeWei: bigint | null = null) => ({
   status: 'live' as const,
   gasPriceWei,
   l1FeeWei,
   readAt: NOW,
+  ...NO_SUGGESTION,
 });
 
 describe('L2 networks', () => {
@@ -69,7 +72,7 @@ describe('presentNetwork', () => {
     const readAt = NOW - 95_000;
     const { reading } = presentNetwork(
       getL2Network('arbitrum'),
-      { status: 'last-good', gasPriceWei: parseGwei('0.01'), l1FeeWei: null, readAt },
+      { status: 'last-good', gasPriceWei: parseGwei('0.01'), l1FeeWei: null, readAt, ...NO_SUGGESTION },
       PRICES,
       NOW,
     );
@@ -81,7 +84,7 @@ describe('presentNetwork', () => {
   it('serves null numbers with the network facts when no reading exists', () => {
     const { reading } = presentNetwork(
       getL2Network('polygon'),
-      { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null },
+      { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null, ...NO_SUGGESTION },
       PRICES,
       NOW,
     );

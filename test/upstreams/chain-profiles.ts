@@ -36,6 +36,8 @@ export interface ChainProfile {
   /** Fixed tip eth_gasPrice / eth_maxPriorityFeePerGas add (L2 clients); absent: geth's oracle over tips. */
   suggestedTip?: bigint;
   opOracle?: OpOracleState;
+  /** Arbitrum: ArbOS's L1 price per calldata unit (wei), which the NodeInterface prices L1 gas with. */
+  arbL1PricePerUnit?: bigint;
 }
 
 const GWEI = 1_000_000_000n;
@@ -139,6 +141,8 @@ function createL2Profiles(): ChainProfile[] {
       clientVersion: 'nitro/v3.8.0-62c0aa7/linux-amd64/go1.24.6',
       feesAt: flatFees(GWEI / 100n, 0.08, [0n]),
       suggestedTip: 0n,
+      // About the L1 base fee of late 2025 (0.05 gwei); ArbOS tracks it per calldata unit.
+      arbL1PricePerUnit: 50_000_000n,
     },
     {
       name: 'optimism',

@@ -1,6 +1,7 @@
 import { type Hex, keccak256, stringToHex, toHex } from 'viem';
 import type { ChainModel, ChainView } from './chain-model';
 import { callGasPriceOracle, GAS_PRICE_ORACLE } from './gas-price-oracle';
+import { callNodeInterface, NODE_INTERFACE } from './node-interface';
 
 /** A JSON-RPC error answer. */
 export class RpcError extends Error {
@@ -145,6 +146,16 @@ function answerCall(params: unknown[], ctx: CallContext): Hex {
   const call = (params[0] ?? {}) as { to?: string; data?: Hex; input?: Hex };
   const data = call.data ?? call.input ?? '0x';
   const oracle = ctx.model.profile.opOracle;
+  const arbL1 = ctx.model.profile.arbL1PricePerUnit;
+  if (arbL1 !== undefined && call.to?.toLowerCase() === NODE_INTERFACE) {
+    const pricing = {
+      baseFee: ctx.model.fees(ctx.model.headNumber(ctx.view), ctx.view).baseFee,
+      l1PricePerUnit: arbL1,
+    };
+    const result = callNodeInterface(data, pricing, ctx.model.overrides.l1GasEstimate ?? ctx.view.absurd);
+    if (result === null) throw new RpcError(3, 'execution reverted', '0x');
+    return result;
+  }
   // Any other address is an account without code here: the EVM answers an empty result.
   if (!oracle || call.to?.toLowerCase() !== GAS_PRICE_ORACLE) return '0x';
   const { model, view } = ctx;

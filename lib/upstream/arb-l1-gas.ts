@@ -1,0 +1,45 @@
+import { type Address, decodeFunctionResult, encodeFunctionData, isHex, parseAbi } from 'viem';
+import type { RpcCall } from './op-l1-fee';
+import { REPRESENTATIVE_RECIPIENT } from './op-l1-fee';
+
+/** Arbitrum's NodeInterface, a virtual contract Nitro answers on eth_call (SPEC.md extension 17). */
+export const NODE_INTERFACE_ADDRESS: Address = '0x00000000000000000000000000000000000000C8';
+
+const nodeInterfaceAbi = parseAbi([
+  'function gasEstimateL1Component(address to, bool contractCreation, bytes data) payable returns (uint64 gasEstimateForL1, uint256 baseFee, uint256 l1BaseFeeEstimate)',
+]);
+
+/**
+ * More L1 gas units than Arbitrum's 32 million per-block gas limit cannot be a transfer's L1
+ * component: the answer is broken.
+ */
+export const MAX_SANE_L1_GAS_UNITS = 32_000_000n;
+
+/** Raised when the NodeInterface's answer is missing, malformed or out of range. */
+export class ArbL1GasError extends Error {
+  override name = 'ArbL1GasError';
+}
+
+/**
+ * Reads, through `call` (the provider that also answered the gas price), the gas units Arbitrum adds
+ * for the L1 component of the representative ETH transfer: NodeInterface.gasEstimateL1Component(to,
+ * false, 0x) at 0x...C8, which Nitro prices from its current L1 price estimate and L2 base fee.
+ */
+export async function readArbitrumL1GasUnits(call: RpcCall): Promise<bigint> {
+  const data = encodeFunctionData({
+    abi: nodeInterfaceAbi,
+    functionName: 'gasEstimateL1Component',
+    args: [REPRESENTATIVE_RECIPIENT, false, '0x'],
+  });
+  const result = await call('eth_call', [{ to: NODE_INTERFACE_ADDRESS, data }, 'latest']);
+  if (typeof result !== 'string' || !isHex(result) || result.length !== 2 + 64 * 3) {
+    throw new ArbL1GasError('gasEstimateL1Component answer is not three words');
+  }
+  const [units] = decodeFunctionResult({
+    abi: nodeInterfaceAbi,
+    functionName: 'gasEstimateL1Component',
+    data: result,
+  });
+  if (units > MAX_SANE_L1_GAS_UNITS) throw new ArbL1GasError('gasEstimateL1Component answer is out of range');
+  return units;
+}
