@@ -79,3 +79,21 @@ export const gasLimitArgument = z
   .describe(
     `Gas units the transaction uses (default ${DEFAULT_GAS_LIMIT}, a plain transfer; at most ${MAX_GAS_LIMIT}).`,
   );
+
+/**
+ * `blobs` of estimate_transaction_cost: blobs an EIP-4844 transaction carries (mainnet). The upper
+ * bound is the chain's own per-block maximum, read live (see the tool), so only the shape is checked here.
+ */
+export const blobsArgument = z
+  .number({ error: (issue) => `blobs must be a number of blobs; got ${shown(issue.input)}` })
+  .int({ error: (issue) => `blobs must be a whole number of blobs; got ${shown(issue.input)}` })
+  .min(0, {
+    error: (issue) =>
+      `blobs must be from 0 to the blobs one block can carry (read from the chain); got ${shown(issue.input)}`,
+  })
+  .optional()
+  .default(0)
+  .describe(
+    'Blobs the transaction carries (EIP-4844, mainnet only; default 0): from 0 to the per-block maximum the ' +
+      'chain enforces now. Each blob is 131,072 blob gas priced at the next block blob base fee.',
+  );

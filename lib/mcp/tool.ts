@@ -37,6 +37,11 @@ export class ToolUnavailableError extends Error {
   override name = 'ToolUnavailableError';
 }
 
+/** A call whose arguments fail a check only live data can make (e.g. more blobs than a block holds now). */
+export class ToolArgumentError extends Error {
+  override name = 'ToolArgumentError';
+}
+
 /** Declares a tool; the identity function keeps the input and output types tied together. */
 export function defineTool<I extends Shape, O extends Shape>(
   tool: ToolDefinition<I, O>,
@@ -102,7 +107,7 @@ function failureResult(deps: AppDeps, name: string, error: unknown): CallToolRes
     const retry = error.extra.retryAfterSeconds;
     message = `${error.title}: ${error.detail}${retry === undefined ? '' : ` Retry after ${retry} seconds.`}`;
     deps.log.warn('mcp tool failed', { tool: name, status: error.status, title: error.title });
-  } else if (error instanceof ToolUnavailableError) {
+  } else if (error instanceof ToolUnavailableError || error instanceof ToolArgumentError) {
     message = error.message;
     deps.log.warn('mcp tool failed', { tool: name, error: redactUrls(error.message) });
   } else {

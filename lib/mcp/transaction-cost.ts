@@ -13,6 +13,8 @@ export interface CostInput {
    * transfer (null when it could not be read); it is paid in the native token (ETH on OP Stack).
    */
   l1DataFee: 'none' | { wei: bigint | null };
+  /** EIP-4844 blob gas cost in wei (mainnet); null when blobs were asked for but the blob fee is unknown. */
+  blobFee?: { wei: bigint | null };
 }
 
 /** A fee in the three units the tool reports. */
@@ -29,25 +31,30 @@ export interface FeeAmount {
 export interface TransactionCost {
   execution: FeeAmount;
   l1DataFee: FeeAmount | null;
+  blobFee: FeeAmount | null;
   total: FeeAmount | null;
 }
 
 /**
  * Prices `gasLimit` gas at the gas price exactly, in wei, and adds the L1 data fee where the network
- * has one. The total is null when an L1 fee applies but is unknown, since execution alone would
- * understate what a wallet pays.
+ * has one and the blob gas cost of a blob transaction. The total is null when such a part applies but
+ * is unknown, since execution alone would understate what a wallet pays.
  */
 export function computeTransactionCost(input: CostInput): TransactionCost {
   const executionWei = BigInt(input.gasLimit) * input.gasPriceWei;
   const execution = amountFromWei(executionWei, input.nativeUsd);
-  if (input.l1DataFee === 'none') return { execution, l1DataFee: null, total: execution };
-  const l1Wei = input.l1DataFee.wei;
-  if (l1Wei === null) return { execution, l1DataFee: null, total: null };
-  return {
-    execution,
-    l1DataFee: amountFromWei(l1Wei, input.nativeUsd),
-    total: amountFromWei(executionWei + l1Wei, input.nativeUsd),
-  };
+  const l1Wei = input.l1DataFee === 'none' ? 0n : input.l1DataFee.wei;
+  const blobWei = input.blobFee === undefined ? 0n : input.blobFee.wei;
+  const l1DataFee =
+    input.l1DataFee === 'none' || l1Wei === null ? null : amountFromWei(l1Wei, input.nativeUsd);
+  const blobFee =
+    input.blobFee === undefined || blobWei === null ? null : amountFromWei(blobWei, input.nativeUsd);
+  // A part that applies but is unknown leaves the total unknown: execution alone would understate it.
+  const total =
+    l1Wei === null || blobWei === null
+      ? null
+      : amountFromWei(executionWei + l1Wei + blobWei, input.nativeUsd);
+  return { execution, l1DataFee, blobFee, total };
 }
 
 function amountFromWei(wei: bigint, nativeUsd: number | null): FeeAmount {

@@ -83,7 +83,22 @@ export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> 
 async function readLive(deps: GasDeps): Promise<CurrentGasReading | null> {
   const reading = await readLiveUnranked(deps);
   if (!reading) return null;
-  return { ...reading, baseFeePercentile7d: await rankBaseFee(deps, reading.baseFee) };
+  const [baseFeePercentile7d, maxBlobsPerBlock] = await Promise.all([
+    rankBaseFee(deps, reading.baseFee),
+    reading.maxBlobsPerBlock ?? recallMaxBlobs(deps, reading.nextBlobBaseFee ?? reading.blobBaseFee),
+  ]);
+  return { ...reading, baseFeePercentile7d, maxBlobsPerBlock };
+}
+
+/**
+ * The per-block blob maximum can only be derived from a block that carried blobs; when the newest did
+ * not, the last good reading's (at most an hour old: it changes only at forks) stands in.
+ */
+async function recallMaxBlobs(deps: GasDeps, blobFee: number | null): Promise<number | null> {
+  if (blobFee === null) return null;
+  const stored = await readLastGood(deps, CURRENT_GAS_LAST_GOOD_KEY, CurrentGasReadingSchema);
+  if (!stored || deps.now() - stored.storedAt > 60 * 60_000) return null;
+  return stored.value.maxBlobsPerBlock;
 }
 
 async function readLiveUnranked(

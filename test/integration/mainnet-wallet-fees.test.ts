@@ -8,7 +8,7 @@ import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
 import { insertMainnetSnapshots } from '../../lib/store/history-writes';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { startUpstreams, type Upstreams } from '../upstreams';
-import { HEALTHY_VIEW } from '../upstreams/chain-model';
+import { HEALTHY_VIEW, headWithBlobs } from '../upstreams/chain-model';
 
 let upstreams: Upstreams;
 const HEAD = 17_173_500;
@@ -65,6 +65,23 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     // The original numbers stay: next base fee + the tier's priority fee, 4 significant digits.
     expect(body.low).toBe(Number((body.nextBaseFee + low.maxPriorityFeePerGas).toPrecision(4)));
     expect(body.high).toBe(Number((body.nextBaseFee + high.maxPriorityFeePerGas).toPrecision(4)));
+  });
+
+  it('keeps the per-block blob maximum from the last reading when the newest block carried no blob', async () => {
+    const withBlobs = headWithBlobs(upstreams);
+    const model = upstreams.mainnet[0]!.model;
+    let without = withBlobs;
+    while (model.fees(without, HEALTHY_VIEW).blobGasUsed > 0n) without += 1;
+    for (const sim of upstreams.mainnet) sim.setHead({ number: withBlobs });
+    const deps = createTestDeps(upstreams.env);
+    expect((await getGas(deps)).body.maxBlobsPerBlock).toBe(21);
+    for (const sim of upstreams.mainnet) sim.setHead({ number: without });
+    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    const { body } = await getGas(deps);
+    expect(body.blockNumber).toBe(without);
+    expect(body.maxBlobsPerBlock).toBe(21);
+    // A fresh process with no earlier reading cannot know it from a blob-less block.
+    expect((await getGas(createTestDeps(upstreams.env))).body.maxBlobsPerBlock).toBeNull();
   });
 
   it('asks each refresh in one batched HTTP request: fee history, latest block, blob base fee', async () => {

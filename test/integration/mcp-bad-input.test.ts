@@ -7,6 +7,7 @@ import { MCP_MAX_BODY_BYTES } from '../../functions/mcp';
 import { TOOL_NAMES } from '../../lib/mcp/tools';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { startUpstreams, type Upstreams } from '../upstreams';
+import { headWithBlobs } from '../upstreams/chain-model';
 
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 let up: Upstreams;
@@ -141,6 +142,27 @@ describe('POST /api/mcp with bad input', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain(message);
   });
+
+  it.each([
+    [{ blobs: -1 }, 'blobs must be from 0 to'],
+    [{ blobs: 1.5 }, 'blobs must be a whole number of blobs; got 1.5'],
+    [{ blobs: 'two' }, 'blobs must be a number of blobs; got "two"'],
+    [
+      { blobs: 22 },
+      "blobs must be from 0 to 21, the blobs one block can carry under the chain's current rules; got 22",
+    ],
+    [{ blobs: 1, network: 'base' }, 'blobs must be 0 on Base'],
+  ])(
+    'rejects estimate_transaction_cost with blobs %j, naming the argument and its range',
+    async (args, message) => {
+      // A head whose newest block carries blobs, so the per-block maximum (21 under BPO2) is known.
+      for (const sim of up.mainnet) sim.setHead({ number: headWithBlobs(up) });
+      const client = await connect();
+      const result = await client.callTool({ name: 'estimate_transaction_cost', arguments: args });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(message);
+    },
+  );
 
   it('rejects an argument given to a tool that takes none', async () => {
     const client = await connect();

@@ -12,6 +12,7 @@ import { computeTransactionCost } from '../../lib/mcp/transaction-cost';
 import { GasResponseSchema } from '../../lib/schemas/current-gas';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+import { headWithBlobs } from '../upstreams/chain-model';
 
 const ETH_USD = 2000;
 const POL_USD = 0.25;
@@ -145,14 +146,28 @@ describe('MCP estimate_transaction_cost', () => {
     expect(data.notes.join(' ')).toContain('tier "high" applies to mainnet only');
   });
 
-  it('marks Arbitrum execution only', async () => {
+  it("adds Arbitrum's L1 component (NodeInterface gas units at the gas price) to a complete total", async () => {
     setKnownState();
+    for (const sim of up.l2.arbitrum) sim.setL1GasEstimate(9_000n);
     const { client } = await connect();
-    const { data, text } = await estimate(client, {
-      network: 'arbitrum',
-      gasLimit: 500_000,
-    });
+    const { data, text } = await estimate(client, { network: 'arbitrum', gasLimit: 500_000 });
     expect(data.execution.gwei).toBe(5_150);
+    expect(data.l1GasUnits).toBe(9_000);
+    expect(data.l1DataFee?.gwei).toBe(92.7); // 9,000 x 0.0103 gwei
+    expect(data.total?.gwei).toBe(5_242.7);
+    expect(data.feeCompleteness).toBe('full_estimate');
+    expect(data).toMatchObject({ maxPriorityFeePerGas: 0, expectedWaitSeconds: null, blobs: 0 });
+    expect(text).toContain('L1 data fee');
+  });
+
+  it('marks Arbitrum execution only when the NodeInterface cannot be read', async () => {
+    setKnownState();
+    for (const sim of up.l2.arbitrum) await sim.fault('rpc-error', { methods: ['eth_call'] });
+    const { client } = await connect();
+    const { data, text } = await estimate(client, { network: 'arbitrum', gasLimit: 500_000 });
+    expect(data.execution.gwei).toBe(5_150);
+    expect(data.l1GasUnits).toBeNull();
+    expect(data.total?.gwei).toBe(5_150);
     expect(data.feeCompleteness).toBe('execution_only');
     expect(text).toContain('execution only');
   });
@@ -180,6 +195,41 @@ describe('MCP estimate_transaction_cost', () => {
     }
     const { data } = await estimate(client);
     expect(data).toMatchObject({ gasLimit: 21_000, tier: 'average', network: 'mainnet' });
+  });
+
+  it("returns the tier's ready-to-send fee pair and expected wait, as GET /api/gas serves them", async () => {
+    setKnownState();
+    const { client, app } = await connect();
+    const gas = GasResponseSchema.parse(await (await app.request('/api/gas')).json());
+    for (const tier of ['low', 'average', 'high'] as const) {
+      const { data, text } = await estimate(client, { tier });
+      expect(data).toMatchObject({
+        maxPriorityFeePerGas: gas.tiers[tier].maxPriorityFeePerGas,
+        maxFeePerGas: gas.tiers[tier].maxFeePerGas,
+        expectedWaitSeconds: gas.tiers[tier].estimatedWaitSeconds,
+        blobs: 0,
+        blobFee: null,
+      });
+      expect(text).toContain(`maxFeePerGas ${gas.tiers[tier].maxFeePerGas}`);
+    }
+  });
+
+  it('adds the blob gas of a blob transaction at the next block blob base fee', async () => {
+    setKnownState();
+    for (const sim of up.mainnet) sim.setHead({ number: headWithBlobs(up) });
+    const { client, app } = await connect();
+    const gas = GasResponseSchema.parse(await (await app.request('/api/gas')).json());
+    const blobFeeWei = 3n * 131_072n * parseGwei(gas.nextBlobBaseFee!.toFixed(9));
+    const { data } = await estimate(client, { blobs: 3 });
+    const expected = computeTransactionCost({
+      gasLimit: 21_000,
+      gasPriceWei: parseGwei(String(gas.average)),
+      nativeUsd: ETH_USD,
+      l1DataFee: 'none',
+      blobFee: { wei: blobFeeWei },
+    });
+    expect(data).toMatchObject({ blobs: 3, blobGasPriceGwei: gas.nextBlobBaseFee, ...expected });
+    expect(data.total?.gwei).toBeCloseTo(data.execution.gwei + data.blobFee!.gwei, 9);
   });
 
   it('keeps every wei of a tiny L2 price times a large limit', () => {

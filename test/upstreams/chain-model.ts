@@ -222,3 +222,12 @@ export class ChainModel {
     };
   }
 }
+
+/** A mainnet head (near a real 2023 block) whose newest block carries blobs, so the blob maximum is known. */
+export function headWithBlobs(upstreams: { mainnet: readonly { model: ChainModel }[] }): number {
+  const model = upstreams.mainnet[0]?.model;
+  if (!model) throw new Error('no mainnet simulator');
+  let n = 17_173_500;
+  while (model.fees(n, HEALTHY_VIEW).blobGasUsed === 0n) n += 1;
+  return n;
+}

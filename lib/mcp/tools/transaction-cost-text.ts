@@ -6,13 +6,33 @@ import type { FeeAmount, TransactionCost } from '../transaction-cost';
 const UPPER_BOUND_NOTE =
   'The execution figure prices the whole gas limit; a transaction that uses less gas than its limit pays less.';
 
+/** What a mainnet estimate's notes are built from. */
+export interface MainnetNoteInput {
+  tier: string;
+  source: string;
+  priceMissing: boolean;
+  blobs: number;
+  /** Blob base fee (gwei per blob gas) the blobs were priced at; null when unknown. */
+  blobPrice: number | null;
+}
+
 /** The notes of a mainnet estimate: what the tier means, where the price came from, what is missing. */
-export function mainnetNotes(tier: string, source: string, priceMissing: boolean): string[] {
+export function mainnetNotes(input: MainnetNoteInput): string[] {
+  const { tier, source, priceMissing, blobs, blobPrice } = input;
   const notes = [
     `Fee per gas is the ${tier} tier (next block base fee plus a priority fee), read from ${source}.`,
     UPPER_BOUND_NOTE,
+    'Send with maxFeePerGas and maxPriorityFeePerGas: the chain charges base fee + tip and refunds the rest.',
     'Mainnet has no separate L1 data fee: execution is the whole fee.',
   ];
+  if (blobs > 0) {
+    notes.push(
+      blobPrice === null
+        ? 'The blob base fee could not be read from the chain just now: blobFee and total are unknown.'
+        : `blobFee prices ${blobs} blob(s) x 131,072 blob gas at the blob base fee of ${blobPrice} gwei; set ` +
+            'maxFeePerBlobGas above it, since it moves by up to about 8 % a block.',
+    );
+  }
   if (source.startsWith('stale:'))
     notes.push(
       'Live upstreams did not answer; the gas price is the last good reading, at most 5 minutes old.',
@@ -57,8 +77,13 @@ export function l2Notes(input: L2NoteInput): string[] {
     );
   } else if (network.feeModel === 'rollup_arbitrum_nitro') {
     notes.push(
-      'Execution only: Arbitrum charges its L1 data cost as extra gas units that depend on the transaction ' +
-        'size and the L1 price, so a real transaction costs somewhat more than gasLimit x gas price.',
+      cost.l1DataFee
+        ? `l1DataFee is Arbitrum's L1 component: ${reading.estimatedL1GasUnits} extra gas units for a representative ` +
+            'ETH transfer (NodeInterface.gasEstimateL1Component) at the gas price. It grows with calldata size: a ' +
+            'contract call with more calldata pays more than shown.'
+        : 'Execution only: Arbitrum charges its L1 data cost as extra gas units that depend on the transaction ' +
+            'size and the L1 price, and they could not be read just now, so a real transaction costs more than ' +
+            'gasLimit x gas price.',
     );
   } else {
     notes.push(
@@ -89,21 +114,30 @@ export function describeCost(data: {
   gasPriceGwei: number;
   execution: FeeAmount;
   l1DataFee: FeeAmount | null;
+  blobFee: FeeAmount | null;
   total: FeeAmount | null;
   feeCompleteness: string;
+  maxFeePerGas: number | null;
+  maxPriorityFeePerGas: number | null;
+  expectedWaitSeconds: { p50: number; p90: number } | null;
 }): string {
   const price = `${plain.format(data.gasPriceGwei)} gwei`;
   const at = data.tier ? `the ${data.tier} tier, ${price}` : price;
   const head = `${data.gasLimit} gas on ${data.networkName} at ${at}`;
-  const execution = formatAmount(data.execution, data.nativeToken);
-  if (data.l1DataFee && data.total) {
-    return (
-      `${head}: execution ${execution} + L1 data fee (representative transfer) ` +
-      `${formatAmount(data.l1DataFee, 'ETH')} = ${formatAmount(data.total, data.nativeToken)}.`
-    );
-  }
-  if (!data.total)
-    return `${head}: execution ${execution}; total unknown (L1 data fee unavailable, see notes).`;
-  const partial = data.feeCompleteness === 'execution_only' ? ' (execution only, see notes)' : '';
-  return `${head}: ${execution}${partial}.`;
+  const parts = [`execution ${formatAmount(data.execution, data.nativeToken)}`];
+  if (data.l1DataFee) parts.push(`L1 data fee ${formatAmount(data.l1DataFee, 'ETH')}`);
+  if (data.blobFee) parts.push(`blob gas ${formatAmount(data.blobFee, data.nativeToken)}`);
+  let cost: string;
+  if (!data.total) cost = `${parts.join(' + ')}; total unknown (a part is unavailable, see notes)`;
+  else if (parts.length > 1) cost = `${parts.join(' + ')} = ${formatAmount(data.total, data.nativeToken)}`;
+  else
+    cost = `${formatAmount(data.execution, data.nativeToken)}${data.feeCompleteness === 'execution_only' ? ' (execution only, see notes)' : ''}`;
+  const send =
+    data.maxFeePerGas !== null && data.maxPriorityFeePerGas !== null
+      ? ` Send with maxFeePerGas ${plain.format(data.maxFeePerGas)} and maxPriorityFeePerGas ${plain.format(data.maxPriorityFeePerGas)} gwei`
+      : '';
+  const wait = data.expectedWaitSeconds
+    ? `, included in about ${data.expectedWaitSeconds.p50} s (90 % within ${data.expectedWaitSeconds.p90} s)`
+    : '';
+  return `${head}: ${cost}.${send}${send ? `${wait}.` : ''}`;
 }

@@ -1,0 +1,78 @@
+import { formatGwei } from 'viem';
+import type { L2NetworkId } from '../../config';
+import type { AppDeps } from '../../deps';
+import { getL2Network } from '../../l2/networks';
+import { getL2Gas } from '../../services/l2-gas';
+import { ToolArgumentError, type ToolOutput, ToolUnavailableError } from '../tool';
+import { computeTransactionCost } from '../transaction-cost';
+import type { TransactionCostArgs, transactionCostOutput } from './transaction-cost';
+import { describeCost, l2Notes } from './transaction-cost-text';
+
+/**
+ * Prices a transaction on an L2 at its gas price: OP Stack adds the L1 data fee of the representative
+ * transfer, Arbitrum its L1 component (the NodeInterface's gas units at the same gas price), so both
+ * totals are complete; the fee pair is the chain's own suggestion.
+ */
+export async function estimateL2(
+  deps: AppDeps,
+  args: TransactionCostArgs,
+  id: L2NetworkId,
+): Promise<ToolOutput<typeof transactionCostOutput>> {
+  const network = getL2Network(id);
+  if (args.blobs > 0) {
+    throw new ToolArgumentError(
+      `blobs must be 0 on ${network.name}: blob transactions are priced on mainnet only; got ${args.blobs}`,
+    );
+  }
+  const result = await getL2Gas(deps);
+  const reading = result.networks.find((n) => n.id === network.id);
+  const snapshot = result.snapshots.find((s) => s.network === network.id);
+  if (!reading || !snapshot || snapshot.gasPriceWei === null || snapshot.fetchedAt === null) {
+    throw new ToolUnavailableError(
+      `${network.name} gas price unavailable: no provider answered and no reading of the last 5 minutes exists; retry shortly.`,
+    );
+  }
+  const l1GasUnits = reading.estimatedL1GasUnits;
+  const l1DataFee = network.hasL1DataFee
+    ? { wei: snapshot.l1FeeWei }
+    : l1GasUnits !== null
+      ? { wei: BigInt(l1GasUnits) * snapshot.gasPriceWei }
+      : ('none' as const);
+  const cost = computeTransactionCost({
+    gasLimit: args.gasLimit,
+    gasPriceWei: snapshot.gasPriceWei,
+    nativeUsd: reading.nativeUsd,
+    l1DataFee,
+  });
+  const updatedAt = new Date(snapshot.fetchedAt).toISOString();
+  const complete = network.hasL1DataFee
+    ? cost.l1DataFee !== null
+    : !network.hasL1GasUnits || l1GasUnits !== null;
+  const data = {
+    network: network.id,
+    networkName: network.name,
+    nativeToken: network.nativeToken,
+    gasLimit: args.gasLimit,
+    tier: null,
+    gasPriceGwei: Number(formatGwei(snapshot.gasPriceWei)),
+    maxPriorityFeePerGas: reading.maxPriorityFeePerGas,
+    maxFeePerGas: reading.maxFeePerGas,
+    expectedWaitSeconds: null,
+    nativeUsd: reading.nativeUsd,
+    ...cost,
+    l1GasUnits,
+    blobs: 0,
+    blobGasPriceGwei: null,
+    feeCompleteness: complete ? ('full_estimate' as const) : ('execution_only' as const),
+    notes: l2Notes({
+      network,
+      reading,
+      status: snapshot.status,
+      readAt: updatedAt,
+      tierGiven: args.tier,
+      cost,
+    }),
+    updatedAt,
+  };
+  return { data, summary: describeCost(data), updatedAt: snapshot.fetchedAt };
+}
