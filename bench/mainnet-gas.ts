@@ -2,8 +2,9 @@
  * Benchmark of mainnet gas reads against the local simulators: time to answer with a healthy primary,
  * a hung primary and a refusing primary (hedged pool, fresh per-process state every run so each run
  * pays the hedge rather than profiting from cooldown), the hung primary once the pool has cooled it
- * down, and viem's default `fallback` transport given the same hung primary. Prints figures; asserts
- * nothing. Run: npx tsx bench/mainnet-gas.ts [runs]
+ * down, and viem's default `fallback` transport given the same hung primary; then the upstream
+ * requests of one refresh before and after the wallet-grade fields (mainnet-gas-requests.ts). Prints
+ * figures; asserts nothing. Run: npx tsx bench/mainnet-gas.ts [runs]
  */
 import { createPublicClient, fallback, http } from 'viem';
 import type { AppDeps } from '../lib/deps';
@@ -12,6 +13,7 @@ import { readMainnetGasFromRpc } from '../lib/upstream/rpc-mainnet-gas';
 import { DEFAULT_HEDGE_DELAY_MS } from '../lib/upstream/rpc-pool';
 import { createTestDeps } from '../test/helpers/deps';
 import { startUpstreams } from '../test/upstreams';
+import { benchRequestsPerRefresh } from './mainnet-gas-requests';
 
 const RUNS = Number(process.argv[2] ?? 30);
 const FALLBACK_RUNS = Math.min(RUNS, 3);
@@ -90,4 +92,5 @@ console.log(
   `hung - healthy = ${(hung - healthy).toFixed(1)} ms (target <= ${DEFAULT_HEDGE_DELAY_MS + 50}); ` +
     `viem fallback / hedged = ${(viem / hung).toFixed(1)}x (target >= 5x)`,
 );
+await benchRequestsPerRefresh(upstreams, freshDeps);
 await upstreams.close();
