@@ -107,14 +107,21 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
             }),
         }),
       });
-    // The chain-id check runs beside the call, and the first failure of either ends the attempt.
-    const run = (client: PublicClient) =>
-      Promise.all([providerHealth.chainVerified ? undefined : client.getChainId(), call(client, provider)]);
+    // The chain-id check runs beside the call, and the first failure of either ends the attempt: a
+    // provider on the wrong chain is dropped as soon as it says so, not when its other answers are in.
+    const checkChain = async (client: PublicClient) => {
+      if (providerHealth.chainVerified) return;
+      if ((await client.getChainId()) !== options.chainId) {
+        throw new RpcAttemptError('wrong-chain', 'unexpected chain id');
+      }
+      providerHealth.chainVerified = true;
+    };
+    const run = async (client: PublicClient) =>
+      (await Promise.all([checkChain(client), call(client, provider)]))[1];
     const batch = options.batch === true && !providerHealth.batchRefused;
-    let chainId: number | undefined;
     let value: T;
     try {
-      [chainId, value] = await run(clientFor(batch));
+      value = await run(clientFor(batch));
     } catch (error) {
       if (!batch || !isBatchRefusal(error) || signal.aborted) throw error;
       providerHealth.batchRefused = true;
@@ -122,11 +129,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
         pool: options.name,
         provider: provider.label,
       });
-      [chainId, value] = await run(clientFor(false));
-    }
-    if (chainId !== undefined) {
-      if (chainId !== options.chainId) throw new RpcAttemptError('wrong-chain', 'unexpected chain id');
-      providerHealth.chainVerified = true;
+      value = await run(clientFor(false));
     }
     if (stampOf) assertFresh(stampOf(value), health, limits, deps.now());
     return value;

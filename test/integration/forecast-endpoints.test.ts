@@ -151,7 +151,8 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     const paths = ['/api/dashboard', '/api/gas-predictions', '/api/gas-predictions?timeframe=7d'];
     const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => app.request(paths[i % 3]!)));
     expect(responses.every((r) => r.status === 200)).toBe(true);
-    expect(reads).toBe(1);
+    // One read for the forecast history, one for the current reading's 7-day base-fee rank.
+    expect(reads).toBe(2);
   });
 
   it('answers 503 problem+json when no mainnet reading exists at all', async () => {
