@@ -12,6 +12,7 @@ import { registerL2Gas } from './l2-gas';
 import { registerL2GasHistory } from './l2-gas-history';
 import { registerMcp } from './mcp';
 import { registerOpenApi } from './openapi';
+import { registerWeb } from './web';
 
 /** Hono environment of the app: every handler reads its dependencies from `c.var.deps`. */
 export type AppEnv = { Variables: { deps: AppDeps } };
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps): ApiApp {
   registerL2GasHistory(app);
   registerGasPredictions(app);
   registerDashboard(app);
+  registerWeb(app);
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);

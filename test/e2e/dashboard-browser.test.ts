@@ -1,0 +1,313 @@
+import { gzipSync } from 'node:zlib';
+import type { Page, Response } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/log';
+import { type NodeHost, startNodeHost } from '../../lib/node/host';
+import { CURRENT_GAS_CACHE_KEY } from '../../lib/services/current-gas';
+import type { WithDb } from '../../lib/store/database';
+import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
+import { launchBrowser, saveScreenshot, type TestBrowser, type WatchedPage } from '../helpers/browser';
+import { seedRealHistory } from '../helpers/seed-history';
+import { startUpstreams, type Upstreams } from '../upstreams';
+
+// In-page code (waitForFunction, evaluate) runs in the browser; this Node-typed project has no DOM
+// types, so the little of the DOM it touches is declared here (module scope, no global clash).
+interface PageElement {
+  id: string;
+  className: unknown;
+  tagName: string;
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): { left: number; right: number; top: number; bottom: number };
+  getClientRects(): { length: number };
+}
+declare const document: {
+  querySelectorAll(selector: string): Iterable<PageElement> & { length: number };
+  querySelector(selector: string): PageElement | null;
+  documentElement: { scrollWidth: number; clientWidth: number };
+};
+declare const window: { innerWidth: number } & Record<string, unknown>;
+
+const DESKTOP = { width: 1280, height: 800 };
+const MOBILE = { width: 375, height: 812 };
+const FEEDS = ['/api/dashboard', '/api/gas', '/api/eth-price', '/api/l2-gas', '/api/gas-history?range=1d'];
+// biome-ignore lint/suspicious/noExplicitAny: API bodies, compared field by field with what the page shows.
+type Json = Record<string, any>;
+
+/** Opens the dashboard and returns the JSON bodies the page itself received, by path. */
+async function openDashboard(watched: WatchedPage, base: string): Promise<Record<string, Json>> {
+  const { page } = watched;
+  const answers = FEEDS.map((path) =>
+    page.waitForResponse((res) => res.url() === `${base}${path}` && res.request().method() === 'GET'),
+  );
+  await page.goto(`${base}/`);
+  const bodies: Record<string, Json> = {};
+  for (const res of await Promise.all(answers)) bodies[new URL(res.url()).pathname] = await bodyOf(res);
+  // Rendered once the L2 rows and the price are in (every feed has answered by now).
+  await page.waitForFunction(() => document.querySelectorAll('#l2-table tbody tr').length === 4);
+  await page.waitForFunction(
+    () => document.querySelector('#decision')?.getAttribute('data-state') !== 'loading',
+  );
+  return bodies;
+}
+
+/**
+ * What went wrong on the page, less the one expected miss: the forecast-accuracy line asks for its endpoint,
+ * which a service without it answers 404 (the browser logs that; the page hides the line).
+ */
+function problemsOf(watched: WatchedPage, allowed: RegExp[] = []): string[] {
+  const expected = [/404 \(Not Found\) \(http:\/\/[^)]*\/api\/forecast-accuracy\)$/, ...allowed];
+  return watched.problems.filter((p) => !expected.some((re) => re.test(p)));
+}
+
+async function bodyOf(res: Response): Promise<Json> {
+  return res.status() === 200 ? ((await res.json()) as Json) : { status: res.status() };
+}
+
+/** The `value` of the `<data>` element under `selector`, as a number. */
+async function dataValue(page: Page, selector: string): Promise<number> {
+  return Number(await page.locator(`${selector} data`).first().getAttribute('value'));
+}
+
+describe('GET / in a real browser (Node host, simulated upstreams)', () => {
+  let up: Upstreams;
+  let engine: DatabaseEngine;
+  let browser: TestBrowser;
+  let host: NodeHost;
+  let base: string;
+  const extraHosts: NodeHost[] = [];
+
+  const startHost = async (withDb: WithDb) => {
+    const started = await startNodeHost(
+      { ...up.env, PORT: '0' },
+      { log: createLogger(() => undefined), scheduler: false, deps: { withDb } },
+    );
+    return started;
+  };
+
+  beforeAll(async () => {
+    up = await startUpstreams();
+    engine = await openDatabase({ kind: 'pglite' });
+    await engine.migrate();
+    await seedRealHistory(engine, Date.now());
+    host = await startHost(engine.withDb);
+    base = `http://127.0.0.1:${host.port}`;
+    browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    await up.reset();
+    await Promise.all(extraHosts.splice(0).map((h) => h.close()));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    await Promise.all([up?.close(), engine?.close()]);
+  });
+
+  it("shows the API's own numbers, the decision, and the chart's points, loading nothing foreign", async () => {
+    const watched = await browser.open(DESKTOP);
+    const { page } = watched;
+    const api = await openDashboard(watched, base);
+    const gas = api['/api/gas']!;
+    const price = api['/api/eth-price']!;
+    const dashboard = api['/api/dashboard']!;
+
+    for (const tier of ['low', 'average', 'high'] as const) {
+      expect(await dataValue(page, `[data-tier="${tier}"] .gwei`)).toBe(gas[tier]);
+      const transfer = await dataValue(page, `[data-tier="${tier}"] [data-cost="transfer"]`);
+      expect(transfer).toBeCloseTo(gas[tier] * 21_000e-9 * price.usd, 9);
+      const swap = await dataValue(page, `[data-tier="${tier}"] [data-cost="swap"]`);
+      expect(swap).toBeCloseTo(gas[tier] * 65_000e-9 * price.usd, 9);
+      expect(await page.locator(`[data-tier="${tier}"] .gwei`).textContent()).toContain(String(gas[tier]));
+    }
+    expect(await dataValue(page, '[data-fact="baseFee"]')).toBe(gas.baseFee);
+    expect(await dataValue(page, '[data-fact="block"]')).toBe(gas.blockNumber);
+    expect(await page.locator('[data-fact="source"] dd').textContent()).toBe(gas.source);
+    expect(await dataValue(page, '#price')).toBe(price.usd);
+    expect(await page.locator('#price').textContent()).toContain(price.usd.toLocaleString('en-US'));
+
+    for (const network of api['/api/l2-gas']!.networks as Json[]) {
+      const row = `#l2-table tr[data-network="${network.id}"]`;
+      expect(await page.locator(`${row} th`).textContent()).toBe(network.name);
+      expect(await dataValue(page, `${row} td[data-label="Gas price"]`)).toBe(network.gasPriceGwei);
+      expect(await dataValue(page, `${row} td[data-label="Transfer cost"]`)).toBe(
+        network.estimatedWalletFeeUsd,
+      );
+      const completeness = network.feeCompleteness === 'full_estimate' ? 'Full estimate' : 'Execution only';
+      expect(await page.locator(`${row} td[data-label="Fee completeness"]`).textContent()).toBe(completeness);
+      if (network.estimatedL1DataFeeUsd !== null) {
+        const share = await dataValue(page, `${row} td[data-label="L1 data fee share"]`);
+        expect(share).toBeCloseTo(network.estimatedL1DataFeeUsd / network.estimatedWalletFeeUsd, 12);
+      }
+    }
+
+    // The decision, in words that carry the decision's own figures.
+    const decision = dashboard.decision as Json;
+    const text = await page.locator('#decision').textContent();
+    expect(await page.locator('#decision').getAttribute('data-recommendation')).toBe(decision.recommendation);
+    if (decision.recommendation === 'wait') {
+      expect(text).toMatch(/^Wait about \d+ (h|min) for ~\d+ % lower fees, \d+ % likely$/);
+      expect(text).toContain(`~${Math.round(decision.expectedSavingsPct)} % lower`);
+      expect(text).toContain(`${Math.round(decision.confidence * 100)} % likely`);
+    } else {
+      expect(text).toMatch(/^Send now: /);
+    }
+
+    // The chart: every history bucket and every forecast hour is a vertex; shaded hours are the windows.
+    const history = api['/api/gas-history']!.points as Json[];
+    expect(history.length).toBeGreaterThan(200);
+    const vertices = async (selector: string) =>
+      (await page.locator(selector).getAttribute('points'))!.trim().split(/\s+/).length;
+    expect(await vertices('#chart svg polyline.history')).toBe(history.length);
+    expect(await vertices('#chart svg polyline.forecast')).toBe(dashboard.predictions.length);
+    expect(dashboard.predictions).toHaveLength(24);
+    const windows = (dashboard.predictions as Json[]).filter((p) => p.isLowFeeWindow).length;
+    expect(await page.locator('#chart svg rect.window').count()).toBe(windows);
+    expect(await page.locator('#chart svg path.band').count()).toBe(1);
+    expect(await page.locator('#forecast-table tbody tr').count()).toBe(24);
+    expect(await page.locator('#chart-summary').textContent()).toMatch(/Over the last 24 h .* gwei/);
+    expect(await vertices('#spark svg polyline')).toBe(price.sparkline_7d.length);
+
+    // The forecast-accuracy line stays hidden while its endpoint is absent or failing.
+    const accuracy = await fetch(`${base}/api/forecast-accuracy`);
+    expect(await page.locator('#accuracy-section').isVisible()).toBe(accuracy.status === 200);
+
+    expect(problemsOf(watched)).toEqual([]);
+    expect(watched.requests.every((url) => url.startsWith(`${base}/`))).toBe(true);
+    await saveScreenshot(page, 'dashboard-desktop');
+  });
+
+  it('weighs at most 100 KB gzip on a first load, everything included', async () => {
+    const watched = await browser.open(DESKTOP);
+    await openDashboard(watched, base);
+    await watched.page.waitForLoadState('load');
+    // Every URL the first load fetched, asked again and gzipped (what a compressing edge would send).
+    const sizes = await Promise.all(
+      watched.requests.map(
+        async (url) => gzipSync(new Uint8Array(await (await fetch(url)).arrayBuffer())).length,
+      ),
+    );
+    const total = sizes.reduce((a, b) => a + b, 0);
+    console.log(`dashboard first load: ${sizes.length} responses, ${(total / 1024).toFixed(1)} KiB gzip`);
+    expect(total).toBeLessThanOrEqual(100 * 1024);
+  });
+
+  it.each([
+    ['mobile', MOBILE],
+    ['desktop', DESKTOP],
+  ] as const)('fits the %s viewport: no horizontal scroll, no overlapping blocks', async (name, viewport) => {
+    const watched = await browser.open(viewport, { colorScheme: name === 'mobile' ? 'dark' : 'light' });
+    await openDashboard(watched, base);
+    const layout = await watched.page.evaluate(() => {
+      const box = (el: PageElement) => {
+        const r = el.getBoundingClientRect();
+        return {
+          name: el.id || el.className || el.tagName,
+          left: r.left,
+          right: r.right,
+          top: r.top,
+          bottom: r.bottom,
+        };
+      };
+      const groups = [
+        [...document.querySelectorAll('main > section:not([hidden]), main > h1, main > .status')],
+        [...document.querySelectorAll('#tiers > li')],
+        [...document.querySelectorAll('#l2-table tbody tr')],
+        [...document.querySelectorAll('#gas-facts > div')],
+        [...document.querySelectorAll('.section-head > *:not([hidden])')],
+        [...document.querySelectorAll('#chart svg text.axis')],
+      ].map((els) => els.map(box));
+      const everything = [...document.querySelectorAll('body *')].filter(
+        (el) => el.getClientRects().length > 0,
+      );
+      return {
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+        groups,
+        overflowing: everything.map(box).filter((b) => b.right > window.innerWidth + 0.5 || b.left < -0.5),
+      };
+    });
+    expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+    expect(layout.overflowing.filter((b) => b.name !== 'visually-hidden')).toEqual([]);
+    for (const group of layout.groups) {
+      for (let i = 0; i < group.length; i++) {
+        for (let j = i + 1; j < group.length; j++) {
+          const [a, b] = [group[i]!, group[j]!];
+          const overlap =
+            a.left < b.right - 0.5 &&
+            b.left < a.right - 0.5 &&
+            a.top < b.bottom - 0.5 &&
+            b.top < a.bottom - 0.5;
+          expect(overlap, `${a.name} overlaps ${b.name}`).toBe(false);
+        }
+      }
+    }
+    expect(problemsOf(watched)).toEqual([]);
+    await saveScreenshot(watched.page, `dashboard-${name}`);
+  });
+
+  it('says plainly when mainnet gas is stale, on its own refresh, without a reload', async () => {
+    const watched = await browser.open(DESKTOP);
+    const { page } = watched;
+    await page.clock.install();
+    await openDashboard(watched, base);
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    expect(await page.locator('#gas-state').textContent()).not.toMatch(/stale/i);
+
+    // Every mainnet provider and the explorer fail; the service's 30 s reading expires.
+    await Promise.all([...up.mainnet.map((sim) => sim.fault('http-500')), up.etherscan.fault('http-500')]);
+    host.deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    const refreshed = page.waitForResponse((res) => res.url() === `${base}/api/gas`);
+    await page.clock.fastForward(31_000);
+    const gas = await bodyOf(await refreshed);
+    expect(gas.source).toMatch(/^stale:/);
+    await page.waitForFunction(() => /^Stale/.test(document.querySelector('#gas-state')?.textContent ?? ''));
+    expect(await page.locator('#gas-state').textContent()).toMatch(/live sources are failing/);
+    expect(await dataValue(page, '[data-tier="average"] .gwei')).toBe(gas.average);
+    expect(await page.evaluate(() => window.sameDocument)).toBe(true);
+    // The rest keeps working.
+    expect(await page.locator('#l2-table tbody tr').count()).toBe(4);
+    expect(problemsOf(watched)).toEqual([]);
+    host.deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+  });
+
+  it('says the price is unavailable when no price source answers, and shows the rest', async () => {
+    await Promise.all([up.coingecko.fault('refuse'), up.coinbase.fault('refuse'), up.kraken.fault('refuse')]);
+    const cold = await startHost(engine.withDb);
+    extraHosts.push(cold);
+    const coldBase = `http://127.0.0.1:${cold.port}`;
+    const watched = await browser.open(MOBILE);
+    const api = await openDashboard(watched, coldBase);
+    expect(api['/api/eth-price']).toMatchObject({ usd: null, source: 'unavailable' });
+    const { page } = watched;
+    expect(await page.locator('#price-state').textContent()).toMatch(/^Unavailable/);
+    expect(await page.locator('#price').textContent()).toBe('Price unavailable');
+    expect(await page.locator('[data-tier="average"] [data-cost="transfer"]').textContent()).toBe('no price');
+    expect(await dataValue(page, '[data-tier="average"] .gwei')).toBe(api['/api/gas']!.average);
+    expect(await page.locator('#decision').getAttribute('data-recommendation')).toBe(
+      api['/api/dashboard']!.decision.recommendation,
+    );
+    expect(problemsOf(watched)).toEqual([]);
+    await saveScreenshot(page, 'dashboard-price-unavailable');
+  });
+
+  it('says the history is unavailable when the store is down, and shows the rest', async () => {
+    const down = await startHost(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')));
+    extraHosts.push(down);
+    const downBase = `http://127.0.0.1:${down.port}`;
+    const watched = await browser.open(DESKTOP);
+    const api = await openDashboard(watched, downBase);
+    expect(api['/api/gas-history']).toEqual({ status: 503 });
+    const { page } = watched;
+    expect(await page.locator('#history-state').textContent()).toMatch(/History unavailable/);
+    expect(await page.locator('#chart svg polyline.history').count()).toBe(0);
+    expect(await page.locator('#chart svg polyline.forecast').count()).toBe(1);
+    expect(await dataValue(page, '[data-tier="low"] .gwei')).toBe(api['/api/gas']!.low);
+    expect(await dataValue(page, '#price')).toBe(api['/api/eth-price']!.usd);
+    // The one failed request is the history's 503, answered and shown; nothing else went wrong.
+    expect(
+      problemsOf(watched, [/503 \(Service Unavailable\) \(http:[^)]*\/api\/gas-history\?range=1d\)$/]),
+    ).toEqual([]);
+    await saveScreenshot(page, 'dashboard-store-down');
+  });
+});
