@@ -10,15 +10,23 @@ const SERIES_END = Date.parse('2023-11-29T12:00:00Z');
 /**
  * Stores `days` of 90-second mainnet snapshots ending now, taken from the real hourly base fees that end
  * on the simulators' day, shifted in time; tiers ride on the base fee with the tips the simulated
- * blocks pay (about 3 / 20 / 50 gwei). Returns how many snapshots it wrote.
+ * blocks pay (about 3 / 20 / 50 gwei). `scale` multiplies every fee (a cheaper or dearer past than
+ * today's simulated chain). Returns how many snapshots it wrote.
  */
-export async function seedRealHistory(engine: DatabaseEngine, now: number, days = 8): Promise<number> {
+export async function seedRealHistory(
+  engine: DatabaseEngine,
+  now: number,
+  options: { days?: number; scale?: number } = {},
+): Promise<number> {
+  const days = options.days ?? 8;
+  const scale = options.scale ?? 1;
   const hours = loadHourlyBaseFees().filter(
     (h) => h.time <= SERIES_END && h.time > SERIES_END - days * 24 * HOUR_MS,
   );
   const shift = slotStartOf(now) - SERIES_END;
   const rows: MainnetSnapshot[] = [];
   for (const { time, baseFeeGwei } of hours) {
+    const base = baseFeeGwei * scale;
     for (
       let slot = slotStartOf(time + shift);
       slot < time + shift + HOUR_MS && slot < now - SLOT_MS;
@@ -29,10 +37,10 @@ export async function seedRealHistory(engine: DatabaseEngine, now: number, days 
         slotStart: slot,
         readAt: slot + 4_000,
         blockNumber: null,
-        baseFeeGwei,
-        lowGwei: baseFeeGwei + 3,
-        averageGwei: baseFeeGwei + 20,
-        highGwei: baseFeeGwei + 50,
+        baseFeeGwei: base,
+        lowGwei: base + 3 * scale,
+        averageGwei: base + 20 * scale,
+        highGwei: base + 50 * scale,
         source: 'import',
       });
     }

@@ -17,7 +17,9 @@ export function decisionText(decision, gas) {
   if (decision.recommendation === 'wait') {
     const minutes = decision.nextBestEtaMinutes;
     const when = minutes < 60 ? `about ${Math.max(1, minutes)} min` : `about ${Math.round(minutes / 60)} h`;
-    return `Wait ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees, ${Math.round(decision.confidence * 100)} % likely`;
+    // A forecast is never certain: "100 % likely" would overstate a rounded 0.998.
+    const likely = Math.min(99, Math.round(decision.confidence * 100));
+    return `Wait ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees, ${likely} % likely`;
   }
   const percentile = gas?.baseFeePercentile7d;
   if (typeof percentile === 'number' && percentile <= 25) return 'Send now: fees are near their weekly low';
@@ -206,7 +208,7 @@ export function renderAccuracy(section, el, accuracy) {
   }
   const how = accuracy.source === 'backtest' ? 'forecasts replayed from stored history' : 'forecasts served';
   let text =
-    `Over the last ${window} (${origins} ${how}), the forecast was off by ${gwei(mae.model)} gwei on average, ` +
+    `Over the last ${window.replace(/^(\d+)d$/, '$1 days')} (${origins} ${how}), the forecast was off by ${gwei(mae.model)} gwei on average, ` +
     `against ${gwei(mae.persistence)} gwei for assuming no change and ${gwei(mae.sameHourYesterday)} gwei for the same hour yesterday.`;
   if (decision && typeof decision.realizedSavingPct === 'number') {
     text += ` Following its advice saved ${pct(decision.realizedSavingPct)} on average`;
