@@ -177,7 +177,7 @@ function l2Row(n) {
 /** ETH/USD with its 24 h change; the state badge says stale or unavailable plainly. */
 export function renderPrice(el, state, price) {
   if (!price || price.usd === null) {
-    el.replaceChildren('Price unavailable');
+    el.replaceChildren(h('span', { class: 'none' }, 'Price unavailable'));
     return badge(state, 'unavailable', 'Unavailable: no price source is answering');
   }
   const change = price.change_24h;
