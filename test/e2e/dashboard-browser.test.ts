@@ -28,6 +28,37 @@ declare const document: {
 };
 declare const window: { innerWidth: number } & Record<string, unknown>;
 
+/**
+ * In-page: every element with its own visible text, its text colour against the first opaque background
+ * behind it, as a WCAG contrast ratio: how many were checked and those below 4.5 (AA for body text).
+ */
+const LOW_CONTRAST_SCRIPT = `(() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return rgb(getComputedStyle(document.documentElement).backgroundColor || 'rgb(255,255,255)');
+  };
+  const low = [];
+  let checked = 0;
+  for (const el of document.querySelectorAll('main *, header *, footer *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.closest('svg') || el.closest('.visually-hidden') || el.getClientRects().length === 0) continue;
+    checked++;
+    const fg = lum(rgb(getComputedStyle(el).color).slice(0, 3));
+    const bg = lum(background(el));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    if (ratio < 4.5) low.push(el.tagName + '.' + el.className + ' "' + el.textContent.trim().slice(0, 30) + '" ' + ratio.toFixed(2));
+  }
+  return { checked, low };
+})()`;
+
 const DESKTOP = { width: 1280, height: 800 };
 const MOBILE = { width: 375, height: 812 };
 const FEEDS = ['/api/dashboard', '/api/gas', '/api/eth-price', '/api/l2-gas', '/api/gas-history?range=1d'];
@@ -292,7 +323,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
   it.each([
     ['mobile', MOBILE],
     ['desktop', DESKTOP],
-  ] as const)('fits the %s viewport: no horizontal scroll, no overlapping blocks', async (name, viewport) => {
+  ] as const)('fits the %s viewport: no horizontal scroll, no overlapping blocks, AA text contrast', async (name, viewport) => {
     const watched = await browser.open(viewport, { colorScheme: name === 'mobile' ? 'dark' : 'light' });
     await openDashboard(watched, base);
     const layout = await watched.page.evaluate(() => {
@@ -325,6 +356,9 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
       };
     });
     expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+    const contrast = (await watched.page.evaluate(LOW_CONTRAST_SCRIPT)) as { checked: number; low: string[] };
+    expect(contrast.checked).toBeGreaterThan(50);
+    expect(contrast.low).toEqual([]);
     expect(layout.overflowing.filter((b) => b.name !== 'visually-hidden')).toEqual([]);
     for (const group of layout.groups) {
       for (let i = 0; i < group.length; i++) {
