@@ -323,59 +323,65 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
   it.each([
     ['mobile', MOBILE],
     ['desktop', DESKTOP],
-  ] as const)('fits the %s viewport: no horizontal scroll, no overlapping blocks, AA text contrast', async (name, viewport) => {
-    const watched = await browser.open(viewport, { colorScheme: name === 'mobile' ? 'dark' : 'light' });
-    await openDashboard(watched, base);
-    const layout = await watched.page.evaluate(() => {
-      const box = (el: PageElement) => {
-        const r = el.getBoundingClientRect();
-        return {
-          name: el.id || el.className || el.tagName,
-          left: r.left,
-          right: r.right,
-          top: r.top,
-          bottom: r.bottom,
+  ] as const)(
+    'fits the %s viewport: no horizontal scroll, no overlapping blocks, AA text contrast',
+    async (name, viewport) => {
+      const watched = await browser.open(viewport, { colorScheme: name === 'mobile' ? 'dark' : 'light' });
+      await openDashboard(watched, base);
+      const layout = await watched.page.evaluate(() => {
+        const box = (el: PageElement) => {
+          const r = el.getBoundingClientRect();
+          return {
+            name: el.id || el.className || el.tagName,
+            left: r.left,
+            right: r.right,
+            top: r.top,
+            bottom: r.bottom,
+          };
         };
+        const groups = [
+          [...document.querySelectorAll('main > section:not([hidden]), main > h1, main > .status')],
+          [...document.querySelectorAll('#tiers > li')],
+          [...document.querySelectorAll('#l2-table tbody tr')],
+          [...document.querySelectorAll('#gas-facts > div')],
+          [...document.querySelectorAll('.section-head > *:not([hidden])')],
+          [...document.querySelectorAll('#chart svg text.axis')],
+        ].map((els) => els.map(box));
+        const everything = [...document.querySelectorAll('body *')].filter(
+          (el) => el.getClientRects().length > 0,
+        );
+        return {
+          scrollWidth: document.documentElement.scrollWidth,
+          clientWidth: document.documentElement.clientWidth,
+          groups,
+          overflowing: everything.map(box).filter((b) => b.right > window.innerWidth + 0.5 || b.left < -0.5),
+        };
+      });
+      expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+      const contrast = (await watched.page.evaluate(LOW_CONTRAST_SCRIPT)) as {
+        checked: number;
+        low: string[];
       };
-      const groups = [
-        [...document.querySelectorAll('main > section:not([hidden]), main > h1, main > .status')],
-        [...document.querySelectorAll('#tiers > li')],
-        [...document.querySelectorAll('#l2-table tbody tr')],
-        [...document.querySelectorAll('#gas-facts > div')],
-        [...document.querySelectorAll('.section-head > *:not([hidden])')],
-        [...document.querySelectorAll('#chart svg text.axis')],
-      ].map((els) => els.map(box));
-      const everything = [...document.querySelectorAll('body *')].filter(
-        (el) => el.getClientRects().length > 0,
-      );
-      return {
-        scrollWidth: document.documentElement.scrollWidth,
-        clientWidth: document.documentElement.clientWidth,
-        groups,
-        overflowing: everything.map(box).filter((b) => b.right > window.innerWidth + 0.5 || b.left < -0.5),
-      };
-    });
-    expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
-    const contrast = (await watched.page.evaluate(LOW_CONTRAST_SCRIPT)) as { checked: number; low: string[] };
-    expect(contrast.checked).toBeGreaterThan(50);
-    expect(contrast.low).toEqual([]);
-    expect(layout.overflowing.filter((b) => b.name !== 'visually-hidden')).toEqual([]);
-    for (const group of layout.groups) {
-      for (let i = 0; i < group.length; i++) {
-        for (let j = i + 1; j < group.length; j++) {
-          const [a, b] = [group[i]!, group[j]!];
-          const overlap =
-            a.left < b.right - 0.5 &&
-            b.left < a.right - 0.5 &&
-            a.top < b.bottom - 0.5 &&
-            b.top < a.bottom - 0.5;
-          expect(overlap, `${a.name} overlaps ${b.name}`).toBe(false);
+      expect(contrast.checked).toBeGreaterThan(50);
+      expect(contrast.low).toEqual([]);
+      expect(layout.overflowing.filter((b) => b.name !== 'visually-hidden')).toEqual([]);
+      for (const group of layout.groups) {
+        for (let i = 0; i < group.length; i++) {
+          for (let j = i + 1; j < group.length; j++) {
+            const [a, b] = [group[i]!, group[j]!];
+            const overlap =
+              a.left < b.right - 0.5 &&
+              b.left < a.right - 0.5 &&
+              a.top < b.bottom - 0.5 &&
+              b.top < a.bottom - 0.5;
+            expect(overlap, `${a.name} overlaps ${b.name}`).toBe(false);
+          }
         }
       }
-    }
-    expect(problemsOf(watched)).toEqual([]);
-    await saveScreenshot(watched.page, `dashboard-${name}`);
-  });
+      expect(problemsOf(watched)).toEqual([]);
+      await saveScreenshot(watched.page, `dashboard-${name}`);
+    },
+  );
 
   it('says plainly when mainnet gas is stale, on its own refresh, without a reload', async () => {
     const watched = await browser.open(DESKTOP);
