@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { WEB_CACHE_CONTROL } from '../lib/web/assets';
+import { pageFile, WEB_CACHE_CONTROL } from '../lib/web/assets';
 import type { ApiApp, AppEnv } from './app';
 
 /**
@@ -15,6 +15,8 @@ export function registerWeb(app: ApiApp): void {
 
 /** Answers from the host's web assets, with one Cache-Control on both hosts; unknown files fall to 404. */
 async function servePage(c: Context<AppEnv>) {
+  // The same allow-list on both hosts: the pages and plain file names under /assets/, nothing else.
+  if (!pageFile(c.req.path)) return c.notFound();
   const res = await c.var.deps.web?.serve(c.req.path, c.req.raw);
   if (!res) return c.notFound();
   const out = new Response(res.body, res);

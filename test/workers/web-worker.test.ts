@@ -47,9 +47,12 @@ describe('pages in workerd, from the static assets binding', () => {
     expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
   });
 
-  it('answers an unknown asset with a 404 problem', async () => {
-    const res = await get('/assets/nope.js');
-    expect(res.status).toBe(404);
-    expect(res.headers.get('Content-Type')).toBe('application/problem+json');
-  });
+  it.each(['/assets/nope.js', '/index.html', '/docs.html', '/assets/vendor/nested/x.js'])(
+    'answers %s with a 404 problem: only the pages and their assets are served',
+    async (path) => {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+    },
+  );
 });
