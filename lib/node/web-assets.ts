@@ -42,6 +42,11 @@ export function createNodeWebAssets(options: { publicDir?: string; vendorDir?: s
     if (!entry) {
       entry = loadFile(locate(file, publicDir, options.vendorDir));
       loaded.set(file, entry);
+      // Only files that exist stay in memory: made-up names must not grow the map.
+      entry.then(
+        (found) => found || loaded.delete(file),
+        () => loaded.delete(file),
+      );
     }
     return entry;
   };

@@ -37,7 +37,9 @@ export function renderDecision(el, detail, dashboard, gas) {
   const d = dashboard.decision;
   el.dataset.state = d.recommendation;
   el.dataset.recommendation = d.recommendation;
-  el.textContent = decisionText(d, gas);
+  // The sentence is a live region: rewrite it only when it changes, so a refresh is not re-announced.
+  const text = decisionText(d, gas);
+  if (el.textContent !== text) el.textContent = text;
   const now = dashboard.currentGas.average;
   detail.textContent =
     d.nextBestEtaMinutes > 0
