@@ -3,7 +3,7 @@ import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
 import { DashboardResponseSchema } from '../lib/schemas/forecast';
 import { getDashboard } from '../lib/services/dashboard';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',

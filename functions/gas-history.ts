@@ -4,7 +4,7 @@ import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasHistoryResponseSchema, HISTORY_RANGES } from '../lib/schemas/history';
 import { getGasHistory, toGasHistoryBody } from '../lib/services/gas-history';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',

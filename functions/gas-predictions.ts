@@ -4,7 +4,7 @@ import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasPredictionsResponseSchema, TIMEFRAMES } from '../lib/schemas/forecast';
 import { getGasPredictions } from '../lib/services/gas-predictions';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',

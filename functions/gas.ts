@@ -3,7 +3,7 @@ import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
 import { GasResponseSchema } from '../lib/schemas/current-gas';
 import { getCurrentGas } from '../lib/services/current-gas';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',

@@ -4,7 +4,7 @@ import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { L2_HISTORY_HOURS, L2_HISTORY_NETWORKS, L2GasHistoryResponseSchema } from '../lib/schemas/history';
 import { getL2GasHistory } from '../lib/services/l2-gas-history';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',

@@ -3,7 +3,7 @@ import { publicCache } from '../lib/http/cache-control';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { L2GasResponseSchema } from '../lib/schemas/l2-gas';
 import { getL2Gas, L2_GAS_DEGRADED_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from '../lib/services/l2-gas';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',

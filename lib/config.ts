@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { L2NetworkId } from './l2/networks';
 
 /** Built-in public JSON-RPC providers, in priority order; each can be replaced through the environment. */
 export const DEFAULT_RPC_URLS = {
@@ -111,8 +112,6 @@ const EnvSchema = z.object({
     .pipe(z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').transform(Number))
     .pipe(z.number().int().min(100).max(60_000)),
 });
-
-export type L2NetworkId = 'arbitrum' | 'optimism' | 'base' | 'polygon';
 
 /** The typed configuration every part of the app receives; nothing below the hosts reads the environment. */
 export interface Config {

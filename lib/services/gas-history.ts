@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps';
-import { HttpProblem } from '../http/problem';
+import { HistoryStoreUnavailableError } from '../errors';
 import type { GasHistoryResponse } from '../schemas/history';
 import { type Database, describeDbError } from '../store/database';
 import { chooseBucketSeconds, type HistoryRange, RANGE_SECONDS, rangeWindow } from '../store/history-buckets';
@@ -22,8 +22,9 @@ export interface GasHistory {
 
 /**
  * Runs one unit of work on the history store. Any failure there (unreachable, refused, broken
- * connection) is logged and becomes a 503 with Retry-After, since the store is the only source of
- * history and a client can do nothing but retry.
+ * connection) is logged and reported as unavailable with a retry hint, since the store is the only
+ * source of history and a client can do nothing but retry.
+ * @throws HistoryStoreUnavailableError when the store cannot do the work.
  */
 export async function readHistoryStore<T>(
   deps: Pick<AppDeps, 'withDb' | 'log'>,
@@ -33,13 +34,9 @@ export async function readHistoryStore<T>(
     return await deps.withDb(work);
   } catch (error) {
     deps.log.error('history store unavailable', { error: describeDbError(error) });
-    throw new HttpProblem(
-      503,
-      'History store unavailable',
+    throw new HistoryStoreUnavailableError(
       'The history database cannot be reached; retry shortly.',
-      {
-        retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
-      },
+      STORE_RETRY_AFTER_SECONDS,
     );
   }
 }
