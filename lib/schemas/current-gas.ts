@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { EnvelopeSchema } from './envelope';
+import type { CurrentGasReading } from '../services/current-gas';
+import { type BodyOf, EnvelopeSchema } from './envelope';
 
 /** Low / average / high fee per gas in gwei (SPEC.md 2.2). */
 export const GasTierSchema = z
@@ -50,3 +51,17 @@ export const GasResponseSchema = EnvelopeSchema.extend(CurrentGasSchema.shape)
     }),
   })
   .openapi('GasResponse');
+
+export type CurrentGas = z.infer<typeof CurrentGasSchema>;
+export type GasBody = BodyOf<typeof GasResponseSchema>;
+
+/** Shapes a reading into the GET /api/gas body (also the get_current_gas result). */
+export function toGasBody(reading: CurrentGasReading): GasBody {
+  return { ...reading };
+}
+
+/** Shapes a reading into the `currentGas` / `current` objects of the dashboard and the forecast. */
+export function toCurrentGas(reading: CurrentGasReading): CurrentGas {
+  const { low, average, high, source } = reading;
+  return { low, average, high, source };
+}

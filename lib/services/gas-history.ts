@@ -1,6 +1,5 @@
 import type { AppDeps } from '../deps';
 import { HistoryStoreUnavailableError } from '../errors';
-import type { GasHistoryResponse } from '../schemas/history';
 import { type Database, describeDbError } from '../store/database';
 import { chooseBucketSeconds, type HistoryRange, RANGE_SECONDS, rangeWindow } from '../store/history-buckets';
 import { type HistoryBucket, readBucketedHistory } from '../store/history-queries';
@@ -11,7 +10,7 @@ export const STORE_RETRY_AFTER_SECONDS = 30;
 // Identical concurrent requests share one query; short enough that a new 90-second slot shows promptly.
 const HISTORY_TTL_MS = 5_000;
 
-/** Mainnet history for one range: buckets oldest first and the bucket size used. */
+/** Mainnet history for one range: buckets oldest first and the bucket size used (`toGasHistoryBody` shapes the body). */
 export interface GasHistory {
   range: HistoryRange;
   bucketSeconds: number;
@@ -41,7 +40,10 @@ export async function readHistoryStore<T>(
   }
 }
 
-/** Reads bucketed mainnet history for a range ending now (SPEC 2.9, decision 9). */
+/**
+ * Reads bucketed mainnet history for a range ending now (SPEC 2.9, decision 9).
+ * @throws HistoryStoreUnavailableError when the store cannot be read.
+ */
 export async function getGasHistory(
   deps: Pick<AppDeps, 'withDb' | 'log' | 'now' | 'cache'>,
   range: HistoryRange,
@@ -54,27 +56,4 @@ export async function getGasHistory(
     );
     return { range, bucketSeconds, buckets, updatedAt: latestReadAt ?? now };
   });
-}
-
-/** The body of GET /api/gas-history (and of the get_gas_history tool) less the envelope. */
-export type GasHistoryBody = Omit<GasHistoryResponse, 'citation' | 'tier'>;
-
-/** Shapes a history read as SPEC 2.9 describes it: ISO points, oldest first, and their `meta`. */
-export function toGasHistoryBody(history: GasHistory): GasHistoryBody {
-  const points = history.buckets.map((b) => ({
-    timestamp: new Date(b.time).toISOString(),
-    gasPrice: b.gasPrice,
-  }));
-  return {
-    range: history.range,
-    points,
-    meta: {
-      requestedRange: history.range,
-      renderedRangeStart: points[0]?.timestamp ?? null,
-      renderedRangeEnd: points.at(-1)?.timestamp ?? null,
-      pointCount: points.length,
-      bucketSeconds: history.bucketSeconds,
-      source: 'snapshots',
-    },
-  };
 }
