@@ -27,24 +27,29 @@ async function answer(res: Response) {
   };
 }
 
+/** The 503 answer clients have always had for an unavailable dependency, to the byte. */
+function unavailable(title: string, detail: string, instance: string) {
+  return {
+    status: 503,
+    contentType: 'application/problem+json',
+    retryAfter: '30',
+    cacheControl: 'no-store',
+    cors: '*',
+    body: { type: 'https://httpstatuses.io/503', title, status: 503, detail, instance },
+  };
+}
+
 describe('domain errors at the HTTP edge', () => {
   it('answers GasUnavailableError with the same 503 problem as before the services stopped speaking HTTP', async () => {
     const { app, deps, dead } = await appWithNothingUp();
     const res = await app.request('/api/gas');
-    expect(await answer(res)).toEqual({
-      status: 503,
-      contentType: 'application/problem+json',
-      retryAfter: '30',
-      cacheControl: 'no-store',
-      cors: '*',
-      body: {
-        type: 'https://httpstatuses.io/503',
-        title: 'Gas data unavailable',
-        status: 503,
-        detail: 'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
-        instance: '/api/gas',
-      },
-    });
+    expect(await answer(res)).toEqual(
+      unavailable(
+        'Gas data unavailable',
+        'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
+        '/api/gas',
+      ),
+    );
     const port = new URL(dead).port;
     expect(deps.logs.join('\n')).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${port}`));
   });
@@ -54,20 +59,13 @@ describe('domain errors at the HTTP edge', () => {
     async (path) => {
       const { app, deps, dead } = await appWithNothingUp();
       const res = await app.request(path);
-      expect(await answer(res)).toEqual({
-        status: 503,
-        contentType: 'application/problem+json',
-        retryAfter: '30',
-        cacheControl: 'no-store',
-        cors: '*',
-        body: {
-          type: 'https://httpstatuses.io/503',
-          title: 'History store unavailable',
-          status: 503,
-          detail: 'The history database cannot be reached; retry shortly.',
-          instance: path,
-        },
-      });
+      expect(await answer(res)).toEqual(
+        unavailable(
+          'History store unavailable',
+          'The history database cannot be reached; retry shortly.',
+          path,
+        ),
+      );
       // The store's failure is logged for the operator, without the address it could not reach.
       const logs = deps.logs.join('\n');
       expect(logs).toContain('history store unavailable');
