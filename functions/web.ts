@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { pageFile, WEB_CACHE_CONTROL } from '../lib/web/assets';
-import type { ApiApp, AppEnv } from './app';
+import type { ApiApp, AppEnv } from './app-env';
 
 /**
  * Registers the pages of SPEC extension 19: `GET /` (live dashboard), `GET /docs` (API reference) and
