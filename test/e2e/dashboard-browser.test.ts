@@ -441,9 +441,9 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(await page.locator('#chart svg polyline.forecast').count()).toBe(1);
     expect(await dataValue(page, '[data-tier="low"] .gwei')).toBe(api['/api/gas']!.low);
     expect(await dataValue(page, '#price')).toBe(api['/api/eth-price']!.usd);
-    // The one failed request is the history's 503, answered and shown; nothing else went wrong.
+    // The failed requests are the store's 503s (history, and accuracy once it exists), answered and shown.
     expect(
-      problemsOf(watched, [/503 \(Service Unavailable\) \(http:[^)]*\/api\/gas-history\?range=1d\)$/]),
+      problemsOf(watched, [/503 \(Service Unavailable\) \(http:[^)]*\/api\/(gas-history\?range=1d|forecast-accuracy)\)$/]),
     ).toEqual([]);
     await saveScreenshot(page, 'dashboard-store-down');
   });
