@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { type NodeHost, startNodeHost } from '../../lib/node/host';
 import { CURRENT_GAS_CACHE_KEY } from '../../lib/services/current-gas';
+import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
 import type { WithDb } from '../../lib/store/database';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
 import { launchBrowser, saveScreenshot, type TestBrowser, type WatchedPage } from '../helpers/browser';
@@ -383,7 +384,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     },
   );
 
-  it('says plainly when mainnet gas is stale, on its own refresh, without a reload', async () => {
+  it('says plainly when mainnet gas and a Layer 2 reading are stale, on their own refresh, without a reload', async () => {
     const watched = await browser.open(DESKTOP);
     const { page } = watched;
     await page.clock.install();
@@ -404,8 +405,25 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(await page.evaluate(() => window.sameDocument)).toBe(true);
     // The rest keeps working.
     expect(await page.locator('#l2-table tbody tr').count()).toBe(4);
+
+    // Arbitrum's providers fail too: at the table's own 60 s refresh its last good reading is marked.
+    await Promise.all(up.l2.arbitrum.map((sim) => sim.fault('http-500')));
+    host.deps.cache.delete(L2_GAS_CACHE_KEY);
+    const l2Refreshed = page.waitForResponse((res) => res.url() === `${base}/api/l2-gas`);
+    await page.clock.fastForward(30_000);
+    const l2 = await bodyOf(await l2Refreshed);
+    expect(l2.networks[0].feeNote).toMatch(/^Live providers did not answer/);
+    await page.waitForFunction(
+      () => document.querySelector('#l2-state')?.textContent === 'Some networks stale',
+    );
+    expect(await page.locator('tr[data-network="arbitrum"] th').textContent()).toBe(
+      'Arbitrum Onestale: last good reading',
+    );
+    expect(await page.locator('tr[data-network="optimism"] th').textContent()).toBe('OP Mainnet');
     expect(problemsOf(watched)).toEqual([]);
+    await saveScreenshot(page, 'dashboard-stale-desktop');
     host.deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    host.deps.cache.delete(L2_GAS_CACHE_KEY);
   });
 
   it('says the price is unavailable when no price source answers, and shows the rest', async () => {
@@ -443,7 +461,9 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(await dataValue(page, '#price')).toBe(api['/api/eth-price']!.usd);
     // The failed requests are the store's 503s (history, and accuracy once it exists), answered and shown.
     expect(
-      problemsOf(watched, [/503 \(Service Unavailable\) \(http:[^)]*\/api\/(gas-history\?range=1d|forecast-accuracy)\)$/]),
+      problemsOf(watched, [
+        /503 \(Service Unavailable\) \(http:[^)]*\/api\/(gas-history\?range=1d|forecast-accuracy)\)$/,
+      ]),
     ).toEqual([]);
     await saveScreenshot(page, 'dashboard-store-down');
   });

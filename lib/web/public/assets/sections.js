@@ -120,18 +120,23 @@ export function renderL2(tbody, state, l2) {
     tbody.replaceChildren();
     return badge(state, 'unavailable', 'Unavailable right now');
   }
-  const degraded = l2.networks.some((n) => n.gasPriceGwei === null);
-  badge(
-    state,
-    degraded ? 'stale' : 'info',
-    degraded ? 'Some networks unavailable' : `Updated ${clockSeconds(l2.fetchedAt)}`,
-  );
+  const missing = l2.networks.some((n) => n.gasPriceGwei === null);
+  const stale = l2.networks.some(isStaleL2);
+  if (missing) badge(state, 'unavailable', 'Some networks unavailable');
+  else if (stale) badge(state, 'stale', 'Some networks stale');
+  else badge(state, 'info', `Updated ${clockSeconds(l2.fetchedAt)}`);
   tbody.replaceChildren(...l2.networks.map(l2Row));
+}
+
+/** The service's feeNote opens with this when every provider failed and the last good reading is served. */
+function isStaleL2(n) {
+  return n.gasPriceGwei !== null && n.feeNote.startsWith('Live providers did not answer');
 }
 
 function l2Row(n) {
   const cell = (label, ...content) => h('td', { 'data-label': label }, ...content);
-  const name = h('th', { scope: 'row' }, n.name);
+  const stale = isStaleL2(n) ? h('span', { class: 'sub' }, 'stale: last good reading') : '';
+  const name = h('th', { scope: 'row' }, n.name, stale);
   if (n.gasPriceGwei === null) {
     return h(
       'tr',
