@@ -446,6 +446,27 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     await saveScreenshot(page, 'dashboard-price-unavailable');
   });
 
+  it('says mainnet gas and the advice are unavailable when no reading exists, and shows the rest', async () => {
+    await Promise.all([...up.mainnet.map((sim) => sim.fault('http-500')), up.etherscan.fault('http-500')]);
+    const cold = await startHost(engine.withDb);
+    extraHosts.push(cold);
+    const coldBase = `http://127.0.0.1:${cold.port}`;
+    const watched = await browser.open(MOBILE);
+    const api = await openDashboard(watched, coldBase);
+    expect(api['/api/gas']).toEqual({ status: 503 });
+    expect(api['/api/dashboard']).toEqual({ status: 503 });
+    const { page } = watched;
+    expect(await page.locator('#decision').getAttribute('data-state')).toBe('unavailable');
+    expect(await page.locator('#gas-state').textContent()).toMatch(/^Unavailable/);
+    expect(await page.locator('[data-tier="average"] .gwei').textContent()).toBe('— gwei');
+    expect(await page.locator('#chart svg polyline.history').count()).toBe(1);
+    expect(await dataValue(page, '#price')).toBe(api['/api/eth-price']!.usd);
+    expect(await page.locator('#l2-table tbody tr').count()).toBe(4);
+    const expected503 = /503 \(Service Unavailable\) \(http:[^)]*\/api\/(gas|dashboard)\)$/;
+    expect(problemsOf(watched, [expected503])).toEqual([]);
+    await saveScreenshot(page, 'dashboard-gas-unavailable-mobile');
+  });
+
   it('says the history is unavailable when the store is down, and shows the rest', async () => {
     const down = await startHost(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')));
     extraHosts.push(down);
