@@ -18,8 +18,8 @@ function normalQuantile(p) {
 }
 
 /**
- * The 80 % range of one prediction. Its `confidence` c is the chance of landing within a factor 1.25, so
- * under the forecaster's log-normal errors sigma = ln 1.25 / z((1 + c) / 2); the band is avg x/÷ e^(1.28 sigma).
+ * The 80 % range of one prediction. Its `confidence` c is the share of past errors within a factor 1.25;
+ * read as a log-normal spread, sigma = ln 1.25 / z((1 + c) / 2) and the band is avg x/÷ e^(1.28 sigma).
  */
 export function bandOf(prediction) {
   const c = Math.min(Math.max(prediction.confidence, 0.01), 0.998);
