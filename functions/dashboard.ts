@@ -1,10 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
-import { presentCurrentGas } from '../lib/schemas/current-gas';
-import { DashboardResponseSchema } from '../lib/schemas/forecast';
+import { DashboardResponseSchema, toDashboardBody } from '../lib/schemas/forecast';
 import { getDashboard } from '../lib/services/dashboard';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',
@@ -28,13 +27,7 @@ export function registerDashboard(app: ApiApp): void {
     return c.json(
       {
         ...buildEnvelope(d.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        currentGas: presentCurrentGas(d.currentGas),
-        decision: d.decision,
-        ethPrice: d.ethPrice,
-        nextBestWindow: d.nextBestWindow,
-        predictions: d.predictions,
-        compactHistory: d.compactHistory,
-        lastUpdated: d.lastUpdated,
+        ...toDashboardBody(d),
       },
       200,
     );

@@ -13,7 +13,7 @@ import { HEALTHY_VIEW, headWithBlobs } from '../upstreams/chain-model';
 let upstreams: Upstreams;
 const HEAD = 17_173_500;
 const gwei = (wei: bigint) => Number(formatGwei(wei));
-const labelOf = (index: number) => `127.0.0.1:${upstreams.mainnet[index]?.port}`;
+const labelOf = (index: number) => `rpc-${index + 1}`;
 
 async function getGas(deps: TestDeps) {
   const res = await createApp(deps).request('/api/gas');

@@ -116,3 +116,15 @@ export function loadRealBlobBlocks(): RealBlobBlock[] {
     };
   });
 }
+
+/** Real hourly median mainnet base fees (gwei), 2023-10-27 to 2024-02-13, oldest first. */
+export function loadHourlyBaseFees(): { time: number; baseFeeGwei: number }[] {
+  return readData('mainnet_basefee_hourly_median_2023-10-27_2024-02-13.csv')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => {
+      const [, unix, gwei] = line.split(',');
+      return { time: Number(unix) * 1000, baseFeeGwei: Number(gwei) };
+    });
+}

@@ -1,7 +1,6 @@
 import { formatGwei } from 'viem';
-import type { L2NetworkId } from '../../config';
 import type { AppDeps } from '../../deps';
-import { getL2Network } from '../../l2/networks';
+import { getL2Network, type L2NetworkId } from '../../l2/networks';
 import { getL2Gas } from '../../services/l2-gas';
 import { ToolArgumentError, type ToolOutput, ToolUnavailableError } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
