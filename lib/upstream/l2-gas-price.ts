@@ -72,10 +72,11 @@ export async function readL2Network(
     providers: deps.config.l2Rpc[network.id],
     timeoutMs,
     maxLagBlocks: Math.ceil(MAX_LAG_MS / network.blockTimeMs),
+    batch: true,
     ...overrides,
   };
   const pool = createRpcPool(deps, options);
-  const answer = await pool.request((client) => readSample(client, network), {
+  const answer = await pool.request((client, _, single) => readSample(client, single, network), {
     stampOf: (sample) => ({ blockNumber: sample.head.number, timestamp: sample.head.timestamp }),
   });
   const { gasPriceWei, l1, head, baseFeeWei, tip, l1Gas } = answer.value;
@@ -124,12 +125,18 @@ export async function readL2Network(
   }
 }
 
-async function readSample(client: PublicClient, network: L2Network): Promise<Sample> {
+/**
+ * The gas price, latest block and tip suggestion go out as one batch on `client`; the contract calls
+ * (the L1 fee, the NodeInterface) each as their own request on `single`, so a slow contract call
+ * cannot hold the gas price.
+ */
+async function readSample(client: PublicClient, single: PublicClient, network: L2Network): Promise<Sample> {
   const call = rpcCall(client);
-  const l1 = network.hasL1DataFee ? settle(readL1FeeWei(call, network.chainId)) : null;
+  const contract = rpcCall(single);
+  const l1 = network.hasL1DataFee ? settle(readL1FeeWei(contract, network.chainId)) : null;
   const tip =
     network.priorityFee === 'market' ? settle(readQuantity(call, 'eth_maxPriorityFeePerGas')) : null;
-  const l1Gas = network.hasL1GasUnits ? settle(readArbitrumL1GasUnits(call)) : null;
+  const l1Gas = network.hasL1GasUnits ? settle(readArbitrumL1GasUnits(contract)) : null;
   const [gasPriceWei, block] = await Promise.all([
     client.getGasPrice(),
     client.getBlock({ blockTag: 'latest' }),

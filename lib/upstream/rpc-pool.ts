@@ -44,6 +44,13 @@ export interface RpcPoolOptions extends Partial<FreshnessLimits> {
   batch?: boolean;
 }
 
+/**
+ * One attempt's work on one provider. `client` batches the calls made in the same tick when the pool
+ * batches; `single` sends each call as its own request, for a call that must not hold the others (a
+ * contract call that may hang), and is `client` itself when the pool does not batch.
+ */
+export type RpcCallFn<T> = (client: PublicClient, provider: RpcProvider, single: PublicClient) => Promise<T>;
+
 /** A validated answer and the label of the provider that gave it. */
 export interface RpcAnswer<T> {
   value: T;
@@ -62,10 +69,7 @@ export interface RpcPool {
    * the chain-id check, `call`'s own validation (throw to reject) and the freshness limits. Throws an
    * RpcPoolError listing each provider's failure kind when none does within the deadline.
    */
-  request<T>(
-    call: (client: PublicClient, provider: RpcProvider) => Promise<T>,
-    options?: RpcRequestOptions<T>,
-  ): Promise<RpcAnswer<T>>;
+  request<T>(call: RpcCallFn<T>, options?: RpcRequestOptions<T>): Promise<RpcAnswer<T>>;
 }
 
 type PoolDeps = Pick<AppDeps, 'fetch' | 'now' | 'log' | 'state'>;
@@ -89,7 +93,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     provider: RpcProvider,
     signal: AbortSignal,
     timeoutMs: number,
-    call: (client: PublicClient, provider: RpcProvider) => Promise<T>,
+    call: RpcCallFn<T>,
     stampOf: ((value: T) => BlockStamp) | undefined,
   ): Promise<T> {
     const providerHealth = getProviderHealth(health, provider.key);
@@ -115,12 +119,13 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
       }
       providerHealth.chainVerified = true;
     };
-    const run = async (client: PublicClient) =>
-      (await Promise.all([checkChain(client), call(client, provider)]))[1];
+    const run = async (client: PublicClient, single: PublicClient) =>
+      (await Promise.all([checkChain(client), call(client, provider, single)]))[1];
     const batch = options.batch === true && !providerHealth.batchRefused;
     let value: T;
     try {
-      value = await run(clientFor(batch));
+      const client = clientFor(batch);
+      value = await run(client, batch ? clientFor(false) : client);
     } catch (error) {
       if (!batch || !isBatchRefusal(error) || signal.aborted) throw error;
       providerHealth.batchRefused = true;
@@ -128,16 +133,14 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
         pool: options.name,
         provider: provider.label,
       });
-      value = await run(clientFor(false));
+      const single = clientFor(false);
+      value = await run(single, single);
     }
     if (stampOf) assertFresh(stampOf(value), health, limits, deps.now());
     return value;
   }
 
-  function request<T>(
-    call: (client: PublicClient, provider: RpcProvider) => Promise<T>,
-    requestOptions: RpcRequestOptions<T> = {},
-  ): Promise<RpcAnswer<T>> {
+  function request<T>(call: RpcCallFn<T>, requestOptions: RpcRequestOptions<T> = {}): Promise<RpcAnswer<T>> {
     const startedAt = deps.now();
     const candidates = orderCandidates(health, providers, startedAt);
     const failures: RpcFailure[] = [];
