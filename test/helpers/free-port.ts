@@ -11,3 +11,8 @@ export function findFreePort(): Promise<number> {
     });
   });
 }
+
+/** A loopback URL nothing listens on: a provider that refuses connections. */
+export async function closedPortUrl(): Promise<string> {
+  return `http://127.0.0.1:${await findFreePort()}/rpc`;
+}

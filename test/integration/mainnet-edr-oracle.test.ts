@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import { computeNextBaseFee } from '../../lib/oracle/fee-history';
 import { createTestDeps } from '../helpers/deps';
+import { closedPortUrl } from '../helpers/free-port';
 import { expectNoLeaks } from '../upstreams';
 import { type EdrNode, startEdrNode } from './helpers/edr-node';
 
@@ -27,15 +27,6 @@ const EXPECTED_TIPS = { low: 7n * GWEI, average: 9n * GWEI, high: 10n * GWEI };
 
 /** Wei to gwei at 4 significant digits, computed independently of the oracle's helper. */
 const gwei4 = (wei: bigint) => Number((Number(wei) / 1e9).toPrecision(4));
-
-/** A local port with nothing listening: a provider that refuses connections. */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/rpc`;
-}
 
 describe('GET /api/gas against a real EVM node (EDR)', () => {
   let edr: EdrNode;

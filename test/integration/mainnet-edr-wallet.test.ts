@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { formatGwei, type Hex, parseGwei, sha256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { createApp } from '../../functions/app';
 import { TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../../lib/oracle/max-fee';
 import type { GasResponseSchema } from '../../lib/schemas/current-gas';
 import { createTestDeps } from '../helpers/deps';
+import { closedPortUrl } from '../helpers/free-port';
 import { computeBlobBaseFee } from '../upstreams/blob-market';
 import { type EdrNode, startEdrNode } from './helpers/edr-node';
 
@@ -16,14 +16,6 @@ const toHex = (value: bigint | number) => `0x${value.toString(16)}`;
 type Gas = z.infer<typeof GasResponseSchema>;
 /** Hardhat's well-known first development account (public test mnemonic), funded by EDR at genesis. */
 const HARDHAT_KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/rpc`;
-}
 
 interface Block {
   number: string;

@@ -11,6 +11,7 @@ import {
 } from '../../lib/oracle/max-fee';
 import { estimateInclusionProbability, estimateWait, estimateWaitSeconds } from '../../lib/oracle/wait-model';
 import { classifyTrend, computeWalletFees } from '../../lib/oracle/wallet-fees';
+import { createRandom } from '../helpers/random';
 
 const GWEI = 1_000_000_000n;
 const DATA = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data');
@@ -36,17 +37,6 @@ const REAL: FeeHistory = {
     [0n, 3_000_000_000n, 19_828_512_659n, 50_000_000_000n],
   ],
 };
-
-/** A small deterministic PRNG (mulberry32) so the random histories are the same every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function randomHistory(next: () => number): FeeHistory {
   const blocks = 1 + Math.floor(next() * 30);
@@ -155,7 +145,7 @@ describe('computeWalletFees', () => {
   });
 
   it('holds the invariants on 2,000 random histories: maxFee >= next base fee + tip, tiers ordered', () => {
-    const next = random(14);
+    const next = createRandom(14);
     for (let run = 0; run < 2_000; run += 1) {
       const history = randomHistory(next);
       let fees: ReturnType<typeof computeWalletFees>;

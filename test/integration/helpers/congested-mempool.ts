@@ -1,6 +1,7 @@
 import { READING_PERCENTILES } from '../../../lib/oracle/fee-history';
 import { estimateWait, SLOT_SECONDS } from '../../../lib/oracle/wait-model';
 import { parseFeeHistory } from '../../../lib/upstream/fee-history-wire';
+import { createRandom } from '../../helpers/random';
 import type { EdrNode } from './edr-node';
 
 /** What one run of the congested mempool measured: how often the real wait was within each prediction. */
@@ -33,16 +34,6 @@ export interface MempoolScenario {
 
 const toHex = (value: bigint | number) => `0x${value.toString(16)}`;
 
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Poisson-distributed count (Knuth), enough for small means. */
 function poisson(mean: number, next: () => number): number {
   const limit = Math.exp(-mean);
@@ -68,7 +59,7 @@ interface Sent {
  */
 export async function runCongestedMempool(edr: EdrNode, scenario: MempoolScenario): Promise<Calibration> {
   const { provider } = edr;
-  const next = random(scenario.seed);
+  const next = createRandom(scenario.seed);
   await provider.request({ method: 'evm_setAutomine', params: [false] });
   const sent: Sent[] = [];
   let senders = 0;

@@ -1,0 +1,13 @@
+/**
+ * A small deterministic PRNG (mulberry32): uniform numbers in [0, 1) from a seed, so simulated
+ * markets and random test inputs are the same on every run.
+ */
+export function createRandom(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
