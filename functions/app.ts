@@ -5,6 +5,7 @@ import { invalidQueryProblem } from '../lib/http/params';
 import { HttpProblem, problemResponse } from '../lib/http/problem';
 import { registerDashboard } from './dashboard';
 import { registerEthPrice } from './eth-price';
+import { registerForecastAccuracy } from './forecast-accuracy';
 import { registerGas } from './gas';
 import { registerGasHistory } from './gas-history';
 import { registerGasPredictions } from './gas-predictions';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps): ApiApp {
   registerL2GasHistory(app);
   registerGasPredictions(app);
   registerDashboard(app);
+  registerForecastAccuracy(app);
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);

@@ -27,7 +27,7 @@ export interface GasPredictions extends GasForecast {
  * 30 s per horizon and process. Throws the current-gas 503 when no live or recent reading exists.
  */
 export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
-  return deps.cache.get(`gas-predictions:${timeframe}`, TTL_MS, async () => {
+  return deps.cache.get(gasPredictionsCacheKey(timeframe), TTL_MS, async () => {
     const [current, history] = await Promise.all([getCurrentGas(deps), getForecastHistory(deps)]);
     const now = deps.now();
     const input = { history: history.hours, current, now, horizon: timeframe };
@@ -42,6 +42,11 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
       lastUpdated: current.updatedAt,
     };
   });
+}
+
+/** The cache key of a horizon's forecast, for a caller that must drop one made in an earlier hour. */
+export function gasPredictionsCacheKey(timeframe: ForecastHorizon): string {
+  return `gas-predictions:${timeframe}`;
 }
 
 /**

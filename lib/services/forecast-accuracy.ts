@@ -1,0 +1,106 @@
+import { type AppDeps, getState } from '../deps';
+import { type AccuracyFigures, SCORED_HOURS, scoreForecasts } from '../forecast/accuracy';
+import { replayForecasts } from '../forecast/accuracy-replay';
+import type { AccuracyWindow, ForecastAccuracyResponse } from '../schemas/forecast-accuracy';
+import { readHourlyHistory } from '../store/history-queries';
+import { readScoredForecasts } from '../store/hourly-forecasts';
+import { FORECAST_HISTORY_DAYS } from './forecast-history';
+import { readHistoryStore } from './gas-history';
+
+/**
+ * Scored live forecasts a window needs before its figures come from them rather than from a replay
+ * of the stored history: one day of hourly forecasts. Fewer is too few to judge MAE or calibration
+ * (a single day's weather dominates), while the replay scores every stored hour that has a week of
+ * history before it.
+ */
+export const LIVE_MIN_FORECASTS = 24;
+
+const HOUR_MS = 3_600_000;
+const WINDOW_HOURS: Readonly<Record<AccuracyWindow, number>> = { '7d': 7 * 24, '30d': 30 * 24 };
+// Live figures change once an hour, when the scheduler scores the next forecast.
+const TTL_MS = 60_000;
+
+/** The accuracy of the service's forecasts over a window, before the envelope. */
+export interface ForecastAccuracy extends AccuracyFigures {
+  window: AccuracyWindow;
+  source: 'live' | 'backtest';
+  /** When the newest figure was known: the last scoring, the end of the last replayed hour, or now. */
+  updatedAt: number;
+}
+
+/**
+ * Scores the service's forecasts made in the window (SPEC extension 18): the stored live ones when at
+ * least LIVE_MIN_FORECASTS have been scored, else a replay of the stored history when it scores more
+ * forecasts than the live ones do. Answers once per minute per window and process; an unreachable
+ * store is the history endpoints' 503.
+ */
+export function getForecastAccuracy(
+  deps: Pick<AppDeps, 'cache' | 'withDb' | 'now' | 'log' | 'state'>,
+  window: AccuracyWindow,
+): Promise<ForecastAccuracy> {
+  return deps.cache.get(`forecast-accuracy:${window}`, TTL_MS, async () => {
+    const now = deps.now();
+    const fromMs = now - WINDOW_HOURS[window] * HOUR_MS;
+    const live = await readHistoryStore(deps, (db) => readScoredForecasts(db, fromMs));
+    const liveFigures = scoreForecasts(live.forecasts);
+    const liveAnswer: ForecastAccuracy = {
+      window,
+      source: 'live',
+      ...liveFigures,
+      updatedAt: live.latestScoredAt ?? now,
+    };
+    if (liveFigures.origins >= LIVE_MIN_FORECASTS) return liveAnswer;
+    const replayed = await replayStoredHistory(deps, window, fromMs, now);
+    if (replayed.origins <= liveFigures.origins) return liveAnswer;
+    const lastHourEnd = replayed.scoredTo
+      ? Date.parse(replayed.scoredTo) + (SCORED_HOURS + 1) * HOUR_MS
+      : now;
+    return { window, source: 'backtest', ...replayed, updatedAt: lastHourEnd };
+  });
+}
+
+/**
+ * Replays and scores the forecasts of the window from the stored hourly history. The replay costs
+ * a forecast per hour of the window, so its figures are kept for the rest of the hour in each
+ * process (made again when the stored hours change in number, e.g. after an import or a backfill).
+ */
+async function replayStoredHistory(
+  deps: Pick<AppDeps, 'withDb' | 'log' | 'state'>,
+  window: AccuracyWindow,
+  fromMs: number,
+  now: number,
+): Promise<AccuracyFigures> {
+  const nowHour = Math.floor(now / HOUR_MS) * HOUR_MS;
+  const since = fromMs - FORECAST_HISTORY_DAYS * 24 * HOUR_MS;
+  const { hours } = await readHistoryStore(deps, (db) => readHourlyHistory(db, since));
+  // The hour under way is not over: its mean is neither an outcome nor history yet.
+  const complete = hours.filter((hour) => hour.time < nowHour);
+  const stamp = `${nowHour}:${complete.length}`;
+  const memo = getState(deps, `forecast-accuracy-replay:${window}`, () => ({
+    stamp: '',
+    figures: null as AccuracyFigures | null,
+  }));
+  if (memo.stamp !== stamp || !memo.figures) {
+    memo.figures = scoreForecasts(replayForecasts(complete, fromMs));
+    memo.stamp = stamp;
+  }
+  return memo.figures;
+}
+
+/** The body of GET /api/forecast-accuracy (and of the get_forecast_accuracy tool) less the envelope. */
+export type ForecastAccuracyBody = Omit<ForecastAccuracyResponse, 'citation' | 'tier'>;
+
+/** Shapes the accuracy as SPEC extension 18 describes it; one place for the endpoint and the tool. */
+export function toForecastAccuracyBody(accuracy: ForecastAccuracy): ForecastAccuracyBody {
+  return {
+    window: accuracy.window,
+    source: accuracy.source,
+    origins: accuracy.origins,
+    mae: accuracy.mae,
+    maeByLeadHours: accuracy.maeByLeadHours,
+    calibration: accuracy.calibration,
+    decision: accuracy.decision,
+    scoredFrom: accuracy.scoredFrom,
+    scoredTo: accuracy.scoredTo,
+  };
+}
