@@ -66,11 +66,12 @@ export async function runForecastJob(deps: AppDeps, firedAt: number): Promise<Fo
       }
       return db.transaction(async (tx) => {
         const written = row ? await insertHourlyForecast(tx, row) : false;
+        // Pruned first: a forecast past the retention window is deleted, not scored.
+        const pruned = await pruneForecasts(tx, deps.now());
         const scored: number[] = [];
         for (const { origin, outcome } of outcomes) {
           if (await recordForecastOutcome(tx, origin, outcome, deps.now())) scored.push(origin);
         }
-        const pruned = await pruneForecasts(tx, deps.now());
         return {
           originHour,
           stored: written ? 'written' : row ? 'exists' : outcome,
