@@ -1,5 +1,10 @@
 import { type AppDeps, getState } from '../deps';
-import { type AccuracyFigures, SCORED_HOURS, scoreForecasts } from '../forecast/accuracy';
+import {
+  type AccuracyFigures,
+  SCORED_HOURS,
+  type ScorableForecast,
+  scoreForecasts,
+} from '../forecast/accuracy';
 import { replayForecasts } from '../forecast/accuracy-replay';
 import type { AccuracyWindow, ForecastAccuracyResponse } from '../schemas/forecast-accuracy';
 import { readHourlyHistory } from '../store/history-queries';
@@ -50,7 +55,9 @@ export function getForecastAccuracy(
       updatedAt: live.latestScoredAt ?? now,
     };
     if (liveFigures.origins >= LIVE_MIN_FORECASTS) return liveAnswer;
-    const replayed = await replayStoredHistory(deps, window, fromMs, now);
+    const replayed = scoreForecasts(
+      (await replayStoredHistory(deps, now)).filter((forecast) => forecast.originHour > fromMs),
+    );
     if (replayed.origins <= liveFigures.origins) return liveAnswer;
     const lastHourEnd = replayed.scoredTo
       ? Date.parse(replayed.scoredTo) + (SCORED_HOURS + 1) * HOUR_MS
@@ -60,31 +67,32 @@ export function getForecastAccuracy(
 }
 
 /**
- * Replays and scores the forecasts of the window from the stored hourly history. The replay costs
- * a forecast per hour of the window, so its figures are kept for the rest of the hour in each
- * process (made again when the stored hours change in number, e.g. after an import or a backfill).
+ * Replays the forecasts of the longest window from the stored hourly history (each window scores
+ * its own part of them). The replay costs one forecast per hour of the window (about 5 ms each, see
+ * `npm run bench -- forecast-accuracy`), so it is kept for the rest of the hour in each process and
+ * made again when the stored hours change in number (an import or a backfill). It is needed only
+ * until a deployment has scored LIVE_MIN_FORECASTS live forecasts, about two days after it starts.
  */
 async function replayStoredHistory(
   deps: Pick<AppDeps, 'withDb' | 'log' | 'state'>,
-  window: AccuracyWindow,
-  fromMs: number,
   now: number,
-): Promise<AccuracyFigures> {
+): Promise<ScorableForecast[]> {
   const nowHour = Math.floor(now / HOUR_MS) * HOUR_MS;
+  const fromMs = now - Math.max(...Object.values(WINDOW_HOURS)) * HOUR_MS;
   const since = fromMs - FORECAST_HISTORY_DAYS * 24 * HOUR_MS;
   const { hours } = await readHistoryStore(deps, (db) => readHourlyHistory(db, since));
   // The hour under way is not over: its mean is neither an outcome nor history yet.
   const complete = hours.filter((hour) => hour.time < nowHour);
   const stamp = `${nowHour}:${complete.length}`;
-  const memo = getState(deps, `forecast-accuracy-replay:${window}`, () => ({
+  const memo = getState(deps, 'forecast-accuracy-replay', () => ({
     stamp: '',
-    figures: null as AccuracyFigures | null,
+    replayed: [] as ScorableForecast[],
   }));
-  if (memo.stamp !== stamp || !memo.figures) {
-    memo.figures = scoreForecasts(replayForecasts(complete, fromMs));
+  if (memo.stamp !== stamp) {
+    memo.replayed = replayForecasts(complete, fromMs);
     memo.stamp = stamp;
   }
-  return memo.figures;
+  return memo.replayed;
 }
 
 /** The body of GET /api/forecast-accuracy (and of the get_forecast_accuracy tool) less the envelope. */
