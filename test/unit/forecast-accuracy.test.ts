@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { forecastGas, type HourlyGasPoint } from '../../lib/forecast';
 import { measureOutcome, type ScorableForecast, scoreForecasts } from '../../lib/forecast/accuracy';
 import { replayForecasts } from '../../lib/forecast/accuracy-replay';
+import { runBacktest } from '../../lib/forecast/backtest';
 
 const HOUR_MS = 3_600_000;
 const H = Date.UTC(2026, 10, 1, 0);
@@ -157,5 +158,31 @@ describe('replayForecasts', () => {
   it('replays nothing from less than a week of history', () => {
     expect(replayForecasts(hours.slice(0, 180), H)).toEqual([]);
     expect(replayForecasts([], H)).toEqual([]);
+  });
+
+  it('scores the replay as the back-test scores the same series', () => {
+    // Twelve days with a daily rhythm, a weekly drift and deterministic noise.
+    const series = Array.from({ length: 288 }, (_, i) => {
+      const noise = Math.sin(i * 12.9898) * 43758.5453;
+      const value =
+        (10 + 4 * Math.sin((i / 24) * 2 * Math.PI) + i / 48) * (1 + 0.2 * (noise - Math.floor(noise) - 0.5));
+      return { time: H + i * HOUR_MS, low: value, average: value, high: value };
+    });
+    const figures = scoreForecasts(replayForecasts(series, H));
+    const report = runBacktest(
+      series.map((p) => ({ time: p.time, value: p.average })),
+      { warmupHours: 168 },
+    ).whole;
+    expect(report.origins).toBe(288 - 168 - 24);
+    expect(figures.origins).toBe(report.origins);
+    expect(figures.scoredFrom).toBe(report.firstOrigin);
+    expect(figures.scoredTo).toBe(report.lastOrigin);
+    expect(figures.mae?.model).toBeCloseTo(report.maeGwei.model, 3);
+    expect(figures.mae?.persistence).toBeCloseTo(report.maeGwei.persistence, 3);
+    expect(figures.mae?.sameHourYesterday).toBeCloseTo(report.maeGwei.sameHourYesterday, 3);
+    expect(report.savings.waitDecisions).toBeGreaterThan(0);
+    expect(figures.decision?.waits).toBe(report.savings.waitDecisions);
+    expect(figures.decision?.realizedSavingPct).toBe(report.savings.decisionMeanPct);
+    expect(figures.decision?.oracleSavingPct).toBe(report.savings.oracleMeanPct);
   });
 });
