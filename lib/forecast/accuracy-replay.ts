@@ -11,7 +11,8 @@ export const REPLAY_WARMUP_HOURS = 168;
 const LOOKBACK_HOURS = 35 * 24;
 
 /**
- * Replays the forecast the service would have served at each past hour from `fromMs` on, from the
+ * Replays the forecast the service would have served at each past hour from `fromMs` (up to `toMs`,
+ * exclusive, so a caller may replay a long span in slices), from the
  * stored hours before it only (the hour's own mean as the live reading), and pairs it with what
  * happened: the back-test of stored history, in the shape of a stored forecast so that one scorer
  * serves both. An origin is replayed when it has 7 days of history before it and a stored mean at
@@ -20,6 +21,7 @@ const LOOKBACK_HOURS = 35 * 24;
 export function replayForecasts(
   hours: readonly HourlyGasPoint[],
   fromMs: number,
+  toMs = Number.POSITIVE_INFINITY,
   params: ForecastParams = DEFAULT_FORECAST_PARAMS,
 ): ScorableForecast[] {
   const byHour = new Map(hours.map((point) => [point.time, point]));
@@ -33,6 +35,7 @@ export function replayForecasts(
   for (const point of hours) {
     const origin = point.time;
     if (origin < start) continue;
+    if (origin >= toMs) break;
     const outcome = measureOutcome(origin, averageAt);
     // Only origins whose 24 hours have all happened and been stored can be judged.
     if (outcome.actual.length !== SCORED_HOURS || outcome.actual.some((v) => v === null)) continue;

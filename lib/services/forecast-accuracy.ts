@@ -1,3 +1,4 @@
+import { yieldToEventLoop } from '../async';
 import { type AppDeps, getState } from '../deps';
 import {
   type AccuracyFigures,
@@ -6,6 +7,7 @@ import {
   scoreForecasts,
 } from '../forecast/accuracy';
 import { replayForecasts } from '../forecast/accuracy-replay';
+import type { HourlyGasPoint } from '../forecast/types';
 import type { AccuracyWindow, ForecastAccuracyResponse } from '../schemas/forecast-accuracy';
 import { readHourlyHistory } from '../store/history-queries';
 import { readScoredForecasts } from '../store/hourly-forecasts';
@@ -24,6 +26,8 @@ const HOUR_MS = 3_600_000;
 const WINDOW_HOURS: Readonly<Record<AccuracyWindow, number>> = { '7d': 7 * 24, '30d': 30 * 24 };
 // Live figures change once an hour, when the scheduler scores the next forecast.
 const TTL_MS = 60_000;
+// About 5 ms of CPU per replayed origin: a slice holds the event loop for some 20 ms.
+const REPLAY_SLICE_HOURS = 4;
 
 /** The accuracy of the service's forecasts over a window, before the envelope. */
 export interface ForecastAccuracy extends AccuracyFigures {
@@ -86,13 +90,34 @@ async function replayStoredHistory(
   const stamp = `${nowHour}:${complete.length}`;
   const memo = getState(deps, 'forecast-accuracy-replay', () => ({
     stamp: '',
-    replayed: [] as ScorableForecast[],
+    replayed: Promise.resolve([] as ScorableForecast[]),
   }));
   if (memo.stamp !== stamp) {
-    memo.replayed = replayForecasts(complete, fromMs);
     memo.stamp = stamp;
+    memo.replayed = replayInSlices(complete, fromMs, nowHour);
+    // A replay that failed is not kept: the next request tries again.
+    memo.replayed.catch(() => {
+      if (memo.stamp === stamp) memo.stamp = '';
+    });
   }
   return memo.replayed;
+}
+
+/**
+ * Replays `REPLAY_SLICE_HOURS` origins at a time and yields between slices, so that the seconds of
+ * CPU a 30-day replay takes never hold other requests for more than a slice (a few tens of ms).
+ */
+async function replayInSlices(
+  hours: readonly HourlyGasPoint[],
+  fromMs: number,
+  toMs: number,
+): Promise<ScorableForecast[]> {
+  const replayed: ScorableForecast[] = [];
+  for (let from = fromMs; from < toMs; from += REPLAY_SLICE_HOURS * HOUR_MS) {
+    replayed.push(...replayForecasts(hours, from, Math.min(toMs, from + REPLAY_SLICE_HOURS * HOUR_MS)));
+    await yieldToEventLoop();
+  }
+  return replayed;
 }
 
 /** The body of GET /api/forecast-accuracy (and of the get_forecast_accuracy tool) less the envelope. */

@@ -155,6 +155,12 @@ describe('replayForecasts', () => {
     expect(replayed?.outcome.actual[0]).toBe(hours.find((p) => p.time === origin + HOUR_MS)?.average);
   });
 
+  it('replays a span in slices exactly as in one go', () => {
+    const slices = [H, H + 175 * HOUR_MS, H + 176 * HOUR_MS, H + 205 * HOUR_MS, H + 300 * HOUR_MS];
+    const sliced = slices.slice(0, -1).flatMap((from, i) => replayForecasts(hours, from, slices[i + 1]));
+    expect(sliced).toEqual(replayForecasts(hours, H));
+  });
+
   it('replays nothing from less than a week of history', () => {
     expect(replayForecasts(hours.slice(0, 180), H)).toEqual([]);
     expect(replayForecasts([], H)).toEqual([]);
