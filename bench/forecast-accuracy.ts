@@ -51,10 +51,10 @@ async function main(): Promise<void> {
     console.log(
       `        sliced by 4 hours (${slices.length} slices): median ${at(0.5)} ms, p95 ${at(0.95)} ms, longest ${at(1)} ms`,
     );
-    const bands = figures.calibration?.bands.filter((band) => band.count > 0) ?? [];
+    const bands = (figures.calibration ?? []).filter((band) => band.count > 0);
     console.log(
-      `        calibration (stated -> observed, count): ${bands
-        .map((b) => `${b.statedConfidence}->${b.observedShare} (${b.count})`)
+      `        calibration (band: stated -> observed, count): ${bands
+        .map((b) => `${b.from}-${b.to}: ${b.statedMean}->${b.observed} (${b.count})`)
         .join(', ')}`,
     );
   }

@@ -2,9 +2,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
-import { ACCURACY_WINDOWS, ForecastAccuracyResponseSchema } from '../lib/schemas/forecast-accuracy';
-import { getForecastAccuracy, toForecastAccuracyBody } from '../lib/services/forecast-accuracy';
-import type { ApiApp } from './app';
+import {
+  ACCURACY_WINDOWS,
+  ForecastAccuracyResponseSchema,
+  toForecastAccuracyBody,
+} from '../lib/schemas/forecast-accuracy';
+import { getForecastAccuracy } from '../lib/services/forecast-accuracy';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',

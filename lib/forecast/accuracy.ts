@@ -1,4 +1,5 @@
 import { type OriginOutcome, summariseOutcomes } from './backtest-metrics';
+import { type CalibrationBand, withinTolerance } from './calibration';
 import { HOUR_MS, toHourIndex } from './hourly-series';
 import { DEFAULT_FORECAST_PARAMS } from './params';
 import { roundSignificant } from './stats';
@@ -27,23 +28,13 @@ export interface ScorableForecast {
   outcome: ForecastOutcome;
 }
 
-/** One confidence band: what the forecasts said and how often the outcome fell within the tolerance. */
-export interface CalibrationBand {
-  minConfidence: number;
-  maxConfidence: number;
-  /** Mean stated confidence of the points in the band; null when the band is empty. */
-  statedConfidence: number | null;
-  /** Share (0 to 1) of those points whose outcome fell within the tolerance; null when empty. */
-  observedShare: number | null;
-  count: number;
-}
-
 /** The figures of GET /api/forecast-accuracy (SPEC extension 18), less the envelope, window and source. */
 export interface AccuracyFigures {
   origins: number;
   mae: { model: number; persistence: number; sameHourYesterday: number } | null;
   maeByLeadHours: { hoursAhead: number; mae: number }[] | null;
-  calibration: { tolerance: number; bands: CalibrationBand[] } | null;
+  /** The back-test's confidence bands: stated confidence against the share of outcomes within tolerance. */
+  calibration: CalibrationBand[] | null;
   decision: {
     waits: number;
     realizedSavingPct: number;
@@ -54,11 +45,6 @@ export interface AccuracyFigures {
   scoredFrom: string | null;
   scoredTo: string | null;
 }
-
-/** A wait is severe when it ends above this multiple of the price of sending at once. */
-export const SEVERE_WAIT_FACTOR = 2;
-const BAND_WIDTH = 0.1;
-const BANDS = 10;
 
 /**
  * Measures what happened after a forecast made in `originHour` (epoch ms) from an hourly lookup of
@@ -88,13 +74,14 @@ const positive = (value: number | null | undefined): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 /**
- * Scores forecasts against what happened (SPEC extension 18). A forecast counts when its current
+ * Scores forecasts against what happened (SPEC extension 18), with the back-test's own summary so
+ * that live and replayed figures mean what the back-test's do. A forecast counts when its current
  * reading and all 24 of its hours are known (a decision cannot be judged with an hour missing).
  * MAE is pooled over every hour that also has its same-hour-yesterday value, so the model and both
  * baselines are scored on the same hours; calibration bins every point by its stated confidence and
  * counts how often the outcome fell within `tolerance` (a factor) of the forecast. Savings are per
- * forecast, as the back-test reports them: following the decision, and a perfect-foresight oracle,
- * against sending at once. Nothing to score gives `origins: 0` and null figures.
+ * forecast: following the decision, and a perfect-foresight oracle, against sending at once.
+ * Nothing to score gives `origins: 0` and null figures.
  */
 export function scoreForecasts(
   forecasts: readonly ScorableForecast[],
@@ -102,25 +89,16 @@ export function scoreForecasts(
 ): AccuracyFigures {
   const outcomes: OriginOutcome[] = [];
   const leadSums = Array.from({ length: SCORED_HOURS }, () => ({ error: 0, count: 0 }));
-  const bands = Array.from({ length: BANDS }, () => ({ stated: 0, within: 0, count: 0 }));
-  let severe = 0;
   const sorted = [...forecasts].sort((a, b) => a.originHour - b.originHour);
   for (const forecast of sorted) {
     const actual = forecast.outcome.actual;
     if (!positive(forecast.current) || actual.length !== SCORED_HOURS || !actual.every(positive)) continue;
     if (forecast.points.length !== SCORED_HOURS) continue;
-    const chosen = chosenPrice(forecast, actual);
-    if (chosen === undefined) continue;
+    const paid = chosenPrice(forecast, actual);
+    if (paid === undefined) continue;
     const leads: OriginOutcome['leads'] = [];
     forecast.points.forEach((point, i) => {
       const observed = actual[i] as number;
-      const band = bands[Math.min(BANDS - 1, Math.max(0, Math.floor(point.confidence / BAND_WIDTH)))];
-      if (band) {
-        band.stated += point.confidence;
-        band.count++;
-        const ratio = observed / point.average;
-        if (ratio <= tolerance && ratio >= 1 / tolerance) band.within++;
-      }
       const yesterday = forecast.outcome.sameHourYesterday[i];
       if (!positive(yesterday)) return;
       const model = Math.abs(point.average - observed);
@@ -136,14 +114,19 @@ export function scoreForecasts(
         lead.count++;
       }
     });
-    const waited = forecast.decision.recommendation === 'wait';
-    if (waited && chosen > SEVERE_WAIT_FACTOR * forecast.current) severe++;
+    const sendNow = { paid: forecast.current, waited: false };
     outcomes.push({
       index: toHourIndex(forecast.originHour),
       leads,
-      decisionSavingPct: (100 * (forecast.current - chosen)) / forecast.current,
-      oracleSavingPct: (100 * (forecast.current - Math.min(forecast.current, ...actual))) / forecast.current,
-      waited,
+      current: forecast.current,
+      cheapest: Math.min(forecast.current, ...actual),
+      model: { paid, waited: forecast.decision.recommendation === 'wait' },
+      // The back-test's hour-of-day baseline needs the series before each origin; it is not reported here.
+      baseline: sendNow,
+      calibration: forecast.points.map((point, i) => ({
+        confidence: point.confidence,
+        hit: withinTolerance(point.average, actual[i] as number, tolerance),
+      })),
     });
   }
   if (outcomes.length === 0) {
@@ -158,37 +141,33 @@ export function scoreForecasts(
     };
   }
   const summary = summariseOutcomes(outcomes, (index) => new Date(index * HOUR_MS).toISOString());
-  const waits = summary.savings.waitDecisions;
+  const { decision } = summary;
+  const waits = decision.waitDecisions;
   return {
     origins: outcomes.length,
     mae: pooledMae(outcomes),
     maeByLeadHours: leadSums.flatMap((lead, i) =>
       lead.count > 0 ? [{ hoursAhead: i + 1, mae: roundSignificant(lead.error / lead.count) }] : [],
     ),
-    calibration: {
-      tolerance,
-      bands: bands.map((band, i) => ({
-        minConfidence: round(i * BAND_WIDTH, 1),
-        maxConfidence: round((i + 1) * BAND_WIDTH, 1),
-        statedConfidence: band.count > 0 ? round(band.stated / band.count, 3) : null,
-        observedShare: band.count > 0 ? round(band.within / band.count, 3) : null,
-        count: band.count,
-      })),
-    },
+    calibration: summary.calibration,
     decision: {
       waits,
-      realizedSavingPct: summary.savings.decisionMeanPct,
-      oracleSavingPct: summary.savings.oracleMeanPct,
+      realizedSavingPct: decision.meanSavingPct,
+      oracleSavingPct: summary.oracle.meanSavingPct,
       // Shares of no waits are unknown, not zero.
-      dearerWaitsPct: waits > 0 ? round(summary.savings.waitDearerShare * 100, 1) : null,
-      severeWaitsPct: waits > 0 ? round((100 * severe) / waits, 1) : null,
+      dearerWaitsPct: waits > 0 ? round(decision.waitDearerShare * 100, 1) : null,
+      severeWaitsPct: waits > 0 ? round(decision.waitSevereShare * 100, 1) : null,
     },
     scoredFrom: summary.firstOrigin,
     scoredTo: summary.lastOrigin,
   };
 }
 
-/** MAE (gwei) of the model and both baselines over every scored hour, or null when no hour had a baseline. */
+/**
+ * MAE (gwei) of the model and both baselines over every scored hour, or null when no hour had a
+ * baseline. Kept to 4 significant digits (the back-test's summary keeps 4 decimals, too coarse for
+ * today's sub-gwei fees).
+ */
 function pooledMae(outcomes: readonly OriginOutcome[]): AccuracyFigures['mae'] {
   const sum = { model: 0, persistence: 0, sameHourYesterday: 0 };
   let count = 0;

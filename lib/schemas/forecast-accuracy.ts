@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { EnvelopeSchema } from './envelope';
+import type { ForecastAccuracy } from '../services/forecast-accuracy';
+import { type BodyOf, EnvelopeSchema } from './envelope';
 
 /** Allowed `window` values of /api/forecast-accuracy (SPEC extension 18). */
 export const ACCURACY_WINDOWS = ['7d', '30d'] as const;
@@ -8,30 +9,39 @@ export type AccuracyWindow = (typeof ACCURACY_WINDOWS)[number];
 const gwei = (description: string) => z.number().nonnegative().openapi({ description });
 const pct = (description: string) => z.number().openapi({ description });
 
-/** One confidence band of the calibration table. */
+/** One confidence band of the calibration table (the back-test's bands, 0.2 wide). */
 export const CalibrationBandSchema = z
   .object({
-    minConfidence: z.number().min(0).max(1).openapi({ description: 'Lower bound of the band (inclusive).' }),
-    maxConfidence: z
+    from: z
       .number()
       .min(0)
       .max(1)
-      .openapi({ description: 'Upper bound of the band (exclusive, except 1).' }),
-    statedConfidence: z.number().min(0).max(1).nullable().openapi({
-      description:
-        'Mean `confidence` the forecasts stated for the hours in this band; null when none fell in it.',
+      .openapi({ description: 'Lower bound of the stated confidence (inclusive).' }),
+    to: z
+      .number()
+      .min(0)
+      .max(1)
+      .openapi({
+        description: 'Upper bound of the stated confidence (exclusive; the last band includes 1).',
+      }),
+    count: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: 'Forecast hours whose confidence fell in the band.' }),
+    statedMean: z.number().min(0).max(1).nullable().openapi({
+      description: 'Mean `confidence` the forecasts stated for those hours; null when none fell in the band.',
     }),
-    observedShare: z
+    observed: z
       .number()
       .min(0)
       .max(1)
       .nullable()
       .openapi({
         description:
-          'Share of those hours whose outcome fell within the tolerance of the forecast; null when none fell in ' +
-          'the band. Calibrated forecasts have it close to `statedConfidence`.',
+          'Share of those hours whose outcome fell within a factor 1.25 of the forecast (the tolerance `confidence` ' +
+          'is stated for); null when none fell in the band. Calibrated forecasts have it close to `statedMean`.',
       }),
-    count: z.number().int().nonnegative().openapi({ description: 'Forecast hours in the band.' }),
   })
   .openapi('CalibrationBand');
 
@@ -64,17 +74,13 @@ export const ForecastAccuracyResponseSchema = EnvelopeSchema.extend({
     .nullable()
     .openapi({ description: 'Model MAE by hours ahead (1 to 24); null when nothing was scored.' }),
   calibration: z
-    .object({
-      tolerance: z.number().openapi({
-        description: 'An outcome counts as within tolerance when it lies within this factor of the forecast.',
-        example: 1.25,
-      }),
-      bands: z
-        .array(CalibrationBandSchema)
-        .openapi({ description: 'Ten bands of stated confidence, 0.1 wide.' }),
-    })
+    .array(CalibrationBandSchema)
     .nullable()
-    .openapi({ description: 'Stated confidence against observed outcomes; null when nothing was scored.' }),
+    .openapi({
+      description:
+        'Stated confidence against observed outcomes, per band of stated confidence (0-0.2, ..., 0.8-1); null ' +
+        'when nothing was scored.',
+    }),
   decision: z
     .object({
       waits: z.number().int().nonnegative().openapi({ description: 'Forecasts whose decision was `wait`.' }),
@@ -103,3 +109,19 @@ export const ForecastAccuracyResponseSchema = EnvelopeSchema.extend({
 }).openapi('ForecastAccuracyResponse');
 
 export type ForecastAccuracyResponse = z.infer<typeof ForecastAccuracyResponseSchema>;
+export type ForecastAccuracyBody = BodyOf<typeof ForecastAccuracyResponseSchema>;
+
+/** Shapes the accuracy as SPEC extension 18 describes it: the one place for the endpoint and the tool. */
+export function toForecastAccuracyBody(accuracy: ForecastAccuracy): ForecastAccuracyBody {
+  return {
+    window: accuracy.window,
+    source: accuracy.source,
+    origins: accuracy.origins,
+    mae: accuracy.mae,
+    maeByLeadHours: accuracy.maeByLeadHours,
+    calibration: accuracy.calibration,
+    decision: accuracy.decision,
+    scoredFrom: accuracy.scoredFrom,
+    scoredTo: accuracy.scoredTo,
+  };
+}

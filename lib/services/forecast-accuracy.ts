@@ -8,7 +8,7 @@ import {
 } from '../forecast/accuracy';
 import { replayForecasts } from '../forecast/accuracy-replay';
 import type { HourlyGasPoint } from '../forecast/types';
-import type { AccuracyWindow, ForecastAccuracyResponse } from '../schemas/forecast-accuracy';
+import type { AccuracyWindow } from '../schemas/forecast-accuracy';
 import { readHourlyHistory } from '../store/history-queries';
 import { readScoredForecasts } from '../store/hourly-forecasts';
 import { FORECAST_HISTORY_DAYS } from './forecast-history';
@@ -118,22 +118,4 @@ async function replayInSlices(
     await yieldToEventLoop();
   }
   return replayed;
-}
-
-/** The body of GET /api/forecast-accuracy (and of the get_forecast_accuracy tool) less the envelope. */
-export type ForecastAccuracyBody = Omit<ForecastAccuracyResponse, 'citation' | 'tier'>;
-
-/** Shapes the accuracy as SPEC extension 18 describes it; one place for the endpoint and the tool. */
-export function toForecastAccuracyBody(accuracy: ForecastAccuracy): ForecastAccuracyBody {
-  return {
-    window: accuracy.window,
-    source: accuracy.source,
-    origins: accuracy.origins,
-    mae: accuracy.mae,
-    maeByLeadHours: accuracy.maeByLeadHours,
-    calibration: accuracy.calibration,
-    decision: accuracy.decision,
-    scoredFrom: accuracy.scoredFrom,
-    scoredTo: accuracy.scoredTo,
-  };
 }

@@ -141,8 +141,7 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
       expect(body.maeByLeadHours?.map((l) => l.hoursAhead)).toEqual(
         Array.from({ length: 24 }, (_, i) => i + 1),
       );
-      const bands = body.calibration?.bands ?? [];
-      expect(bands.reduce((n, b) => n + b.count, 0)).toBe(48 * 24);
+      expect((body.calibration ?? []).reduce((n, b) => n + b.count, 0)).toBe(48 * 24);
       expect(body.decision?.oracleSavingPct).toBeGreaterThan(0);
       expect(body.citation).toMatch(new RegExp(`updated ${iso(NOW_HOUR)}$`));
     }
@@ -161,17 +160,14 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
     expect(body.mae?.persistence).toBeCloseTo(0, 9);
     expect(body.mae?.sameHourYesterday).toBeCloseTo(0, 9);
     for (const lead of body.maeByLeadHours ?? []) expect(lead.mae).toBeCloseTo(2, 9);
-    const bands = body.calibration?.bands ?? [];
-    expect(body.calibration?.tolerance).toBe(1.25);
     // 10 is within a factor 1.25 of 12, every hour.
-    expect(bands[5]).toEqual({
-      minConfidence: 0.5,
-      maxConfidence: 0.6,
-      statedConfidence: 0.55,
-      observedShare: 1,
-      count: LIVE_MIN_FORECASTS * 24,
-    });
-    expect(bands.filter((b) => b.count > 0)).toHaveLength(1);
+    expect(body.calibration).toEqual([
+      { from: 0, to: 0.2, count: 0, statedMean: null, observed: null },
+      { from: 0.2, to: 0.4, count: 0, statedMean: null, observed: null },
+      { from: 0.4, to: 0.6, count: LIVE_MIN_FORECASTS * 24, statedMean: 0.55, observed: 1 },
+      { from: 0.6, to: 0.8, count: 0, statedMean: null, observed: null },
+      { from: 0.8, to: 1, count: 0, statedMean: null, observed: null },
+    ]);
     expect(body.decision).toEqual({
       waits: 0,
       realizedSavingPct: 0,

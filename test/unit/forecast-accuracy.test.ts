@@ -64,18 +64,16 @@ describe('scoreForecasts', () => {
     expect(figures.maeByLeadHours?.[0]).toEqual({ hoursAhead: 1, mae: 8.5 }); // (2 + 15) / 2
     expect(figures.maeByLeadHours?.[2]).toEqual({ hoursAhead: 3, mae: 9 }); // (3 + 15) / 2
     expect(figures.maeByLeadHours?.[6]).toEqual({ hoursAhead: 7, mae: 9 }); // (2 + 10 + 15) / 3
-    const bands = figures.calibration?.bands ?? [];
-    expect(figures.calibration?.tolerance).toBe(1.25);
-    expect(bands.map((b) => [b.minConfidence, b.maxConfidence])).toEqual(
-      Array.from({ length: 10 }, (_, i) => [i / 10, (i + 1) / 10]),
-    );
-    expect(bands.map((b) => b.count)).toEqual([0, 0, 0, 0, 12, 24, 0, 12, 0, 24]);
-    // Band 0.4-0.5: 11 of 12 hours within a factor 1.25 (hour 3 came in at 0.7x).
-    expect(bands[4]).toMatchObject({ statedConfidence: 0.45, observedShare: 0.917 });
-    expect(bands[5]).toMatchObject({ statedConfidence: 0.55, observedShare: 0 });
-    expect(bands[7]).toMatchObject({ statedConfidence: 0.75, observedShare: 1 });
-    expect(bands[9]).toMatchObject({ statedConfidence: 0.95, observedShare: 0 });
-    expect(bands[0]).toMatchObject({ statedConfidence: null, observedShare: null });
+    // Bands of stated confidence 0.2 wide. 0.4-0.6: 12 hours said 0.45 (11 within a factor 1.25; hour 3
+    // came in at 0.7x) and 24 said 0.55 (none within: 2.5x); 0.6-0.8: 12 said 0.75, all within;
+    // 0.8-1: 24 said 0.95, none within (1.5x).
+    expect(figures.calibration).toEqual([
+      { from: 0, to: 0.2, count: 0, statedMean: null, observed: null },
+      { from: 0.2, to: 0.4, count: 0, statedMean: null, observed: null },
+      { from: 0.4, to: 0.6, count: 36, statedMean: 0.517, observed: 0.306 },
+      { from: 0.6, to: 0.8, count: 12, statedMean: 0.75, observed: 1 },
+      { from: 0.8, to: 1, count: 24, statedMean: 0.95, observed: 0 },
+    ]);
     expect(figures.decision).toEqual({
       waits: 2,
       realizedSavingPct: -40, // (30 + 0 - 150) / 3
@@ -186,9 +184,12 @@ describe('replayForecasts', () => {
     expect(figures.mae?.model).toBeCloseTo(report.maeGwei.model, 3);
     expect(figures.mae?.persistence).toBeCloseTo(report.maeGwei.persistence, 3);
     expect(figures.mae?.sameHourYesterday).toBeCloseTo(report.maeGwei.sameHourYesterday, 3);
-    expect(report.savings.waitDecisions).toBeGreaterThan(0);
-    expect(figures.decision?.waits).toBe(report.savings.waitDecisions);
-    expect(figures.decision?.realizedSavingPct).toBe(report.savings.decisionMeanPct);
-    expect(figures.decision?.oracleSavingPct).toBe(report.savings.oracleMeanPct);
+    expect(report.decision.waitDecisions).toBeGreaterThan(0);
+    expect(figures.decision?.waits).toBe(report.decision.waitDecisions);
+    expect(figures.decision?.realizedSavingPct).toBe(report.decision.meanSavingPct);
+    expect(figures.decision?.oracleSavingPct).toBe(report.oracle.meanSavingPct);
+    expect(figures.decision?.dearerWaitsPct).toBeCloseTo(report.decision.waitDearerShare * 100, 6);
+    expect(figures.decision?.severeWaitsPct).toBeCloseTo(report.decision.waitSevereShare * 100, 6);
+    expect(figures.calibration).toEqual(report.calibration);
   });
 });

@@ -1,9 +1,9 @@
-import { ACCURACY_WINDOWS, ForecastAccuracyResponseSchema } from '../../schemas/forecast-accuracy';
 import {
-  type ForecastAccuracy,
-  getForecastAccuracy,
+  ACCURACY_WINDOWS,
+  ForecastAccuracyResponseSchema,
   toForecastAccuracyBody,
-} from '../../services/forecast-accuracy';
+} from '../../schemas/forecast-accuracy';
+import { type ForecastAccuracy, getForecastAccuracy } from '../../services/forecast-accuracy';
 import { enumArgument } from '../inputs';
 import { defineTool } from '../tool';
 
