@@ -17,13 +17,9 @@ export const CalibrationBandSchema = z
       .min(0)
       .max(1)
       .openapi({ description: 'Lower bound of the stated confidence (inclusive).' }),
-    to: z
-      .number()
-      .min(0)
-      .max(1)
-      .openapi({
-        description: 'Upper bound of the stated confidence (exclusive; the last band includes 1).',
-      }),
+    to: z.number().min(0).max(1).openapi({
+      description: 'Upper bound of the stated confidence (exclusive; the last band includes 1).',
+    }),
     count: z
       .number()
       .int()
