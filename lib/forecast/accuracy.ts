@@ -70,6 +70,17 @@ function chosenPrice(forecast: ScorableForecast, actual: readonly number[]): num
   return k >= 1 && k <= actual.length ? actual[k - 1] : undefined;
 }
 
+/** The figures when no forecast can be scored: none are made up (SPEC extension 18). */
+export const NOTHING_SCORED: Readonly<AccuracyFigures> = {
+  origins: 0,
+  mae: null,
+  maeByLeadHours: null,
+  calibration: null,
+  decision: null,
+  scoredFrom: null,
+  scoredTo: null,
+};
+
 const positive = (value: number | null | undefined): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value > 0;
 
@@ -129,17 +140,7 @@ export function scoreForecasts(
       })),
     });
   }
-  if (outcomes.length === 0) {
-    return {
-      origins: 0,
-      mae: null,
-      maeByLeadHours: null,
-      calibration: null,
-      decision: null,
-      scoredFrom: null,
-      scoredTo: null,
-    };
-  }
+  if (outcomes.length === 0) return NOTHING_SCORED;
   const summary = summariseOutcomes(outcomes, (index) => new Date(index * HOUR_MS).toISOString());
   const { decision } = summary;
   const waits = decision.waitDecisions;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runForecastJob } from '../../cron/forecast-job';
 import { createApp } from '../../functions/app';
 import type { AppDeps } from '../../lib/deps';
+import { NOTHING_SCORED } from '../../lib/forecast/accuracy';
 import { outputSchemaOf } from '../../lib/mcp/tool';
 import { forecastAccuracyTool } from '../../lib/mcp/tools/forecast-accuracy';
 import { ForecastAccuracyResponseSchema } from '../../lib/schemas/forecast-accuracy';
@@ -115,13 +116,7 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
       tier: 'free',
       window: '7d',
       source: 'live',
-      origins: 0,
-      mae: null,
-      maeByLeadHours: null,
-      calibration: null,
-      decision: null,
-      scoredFrom: null,
-      scoredTo: null,
+      ...NOTHING_SCORED,
     });
   });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { forecastGas, type HourlyGasPoint } from '../../lib/forecast';
-import { measureOutcome, type ScorableForecast, scoreForecasts } from '../../lib/forecast/accuracy';
+import {
+  measureOutcome,
+  NOTHING_SCORED,
+  type ScorableForecast,
+  scoreForecasts,
+} from '../../lib/forecast/accuracy';
 import { replayForecasts } from '../../lib/forecast/accuracy-replay';
 import { runBacktest } from '../../lib/forecast/backtest';
 
@@ -84,17 +89,11 @@ describe('scoreForecasts', () => {
   });
 
   it('answers origins 0 and null figures when nothing can be scored', () => {
-    const empty = {
-      origins: 0,
-      mae: null,
-      maeByLeadHours: null,
-      calibration: null,
-      decision: null,
-      scoredFrom: null,
-      scoredTo: null,
-    };
-    expect(scoreForecasts([])).toEqual(empty);
-    expect(scoreForecasts(handWorked().slice(3))).toEqual(empty);
+    const { origins, ...figures } = NOTHING_SCORED;
+    expect(origins).toBe(0);
+    expect(Object.values(figures).every((value) => value === null)).toBe(true);
+    expect(scoreForecasts([])).toEqual(NOTHING_SCORED);
+    expect(scoreForecasts(handWorked().slice(3))).toEqual(NOTHING_SCORED);
   });
 
   it('gives no dearer or severe share when no forecast said wait', () => {
