@@ -19,6 +19,8 @@ export interface LeadRisk {
 export interface JumpRecord {
   hours: number;
   onsets: number;
+  /** Onsets older than the error replay's window (those inside it are in the replayed errors). */
+  onsetsBeforeWindow: number;
   multiplierSum: number;
   jumpHours: number;
 }
@@ -102,7 +104,8 @@ export function shareWithin(lead: number, tolerance: number, risk: RiskBasis): n
  */
 export function recordJumps(model: LogModel, originHour: number, jumpFactor: number): JumpRecord {
   const threshold = Math.log(jumpFactor);
-  const record: JumpRecord = { hours: 0, onsets: 0, multiplierSum: 0, jumpHours: 0 };
+  const windowStart = originHour - model.params.errorWindowHours;
+  const record: JumpRecord = { hours: 0, onsets: 0, onsetsBeforeWindow: 0, multiplierSum: 0, jumpHours: 0 };
   let inJump = false;
   const window: number[] = [];
   for (let hour = model.series.start; hour < originHour; hour++) {
@@ -114,6 +117,7 @@ export function recordJumps(model: LogModel, originHour: number, jumpFactor: num
       const jumping = excess > threshold;
       if (jumping && !inJump) {
         record.onsets++;
+        if (hour < windowStart) record.onsetsBeforeWindow++;
         record.multiplierSum += Math.exp(excess);
       }
       if (jumping) record.jumpHours++;
@@ -126,15 +130,16 @@ export function recordJumps(model: LogModel, originHour: number, jumpFactor: num
 }
 
 /**
- * Turns a jump record into the risk the decision weighs: onsets per watched hour blended with a
- * prior of `jumpPriorEvents` per `jumpPriorHours`, and sizes and durations blended with the prior
- * ones counted as one jump. A calm fortnight thus still carries the memory that fees can jump 20x
- * within an hour, and a history that has jumped often weighs it more.
+ * Turns a jump record into the risk the decision adds on top of the replayed errors. Jumps inside
+ * the error replay's window already show in those errors, so the hazard counts only the onsets
+ * before it, blended with a prior of `jumpPriorEvents` per `jumpPriorHours`; sizes and durations
+ * blend every jump seen with the prior ones counted as one jump. A calm fortnight thus still carries
+ * the memory that fees can jump 10x within an hour, and that memory fades as history grows.
  */
 export function jumpRiskOf(record: JumpRecord, params: ForecastParams): JumpRisk {
   const blended = record.onsets + 1;
   return {
-    hazard: (record.onsets + params.jumpPriorEvents) / (record.hours + params.jumpPriorHours),
+    hazard: (record.onsetsBeforeWindow + params.jumpPriorEvents) / (record.hours + params.jumpPriorHours),
     meanMultiplier: (record.multiplierSum + params.jumpPriorMultiplier) / blended,
     meanHours: (record.jumpHours + params.jumpPriorDurationHours) / blended,
     record,

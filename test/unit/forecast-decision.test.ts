@@ -38,7 +38,7 @@ function riskOf(errors: number[], hazard = 1 / 2000, lastWeek: number[] = []): R
       hazard,
       meanMultiplier: 20,
       meanHours: 4,
-      record: { hours: 0, onsets: 0, multiplierSum: 0, jumpHours: 0 },
+      record: { hours: 0, onsets: 0, onsetsBeforeWindow: 0, multiplierSum: 0, jumpHours: 0 },
     },
     lastWeek: Float64Array.from(lastWeek.map(Math.log)).sort(),
     priorSigma: 0.35,
