@@ -26,7 +26,7 @@ const HOUR_MS = 3_600_000;
 const WINDOW_HOURS: Readonly<Record<AccuracyWindow, number>> = { '7d': 7 * 24, '30d': 30 * 24 };
 // Live figures change once an hour, when the scheduler scores the next forecast.
 const TTL_MS = 60_000;
-// About 5 ms of CPU per replayed origin: a slice holds the event loop for some 20 ms.
+// 5 to 10 ms of CPU per replayed origin: a slice holds the event loop for some 20 to 40 ms.
 const REPLAY_SLICE_HOURS = 4;
 
 /** The accuracy of the service's forecasts over a window, before the envelope. */
@@ -72,7 +72,7 @@ export function getForecastAccuracy(
 
 /**
  * Replays the forecasts of the longest window from the stored hourly history (each window scores
- * its own part of them). The replay costs one forecast per hour of the window (about 5 ms each, see
+ * its own part of them). The replay costs one forecast per hour of the window (5 to 10 ms each, see
  * `npm run bench -- forecast-accuracy`), so it is kept for the rest of the hour in each process and
  * made again when the stored hours change in number (an import or a backfill). It is needed only
  * until a deployment has scored LIVE_MIN_FORECASTS live forecasts, about two days after it starts.
