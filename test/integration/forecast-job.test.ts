@@ -138,6 +138,16 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
     expect(up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
   });
 
+  it('stores one forecast when two hosts (own caches, one store) run the hour at once', async () => {
+    await engine().withDb(clearHistory);
+    const hosts = [depsOn(engine()), depsOn(engine())];
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => runForecastJob(hosts[i % 2] as TestDeps, clockMs)),
+    );
+    expect(results.filter((r) => r.stored === 'written')).toHaveLength(1);
+    expect(await engine().withDb((db) => countRows(db, 'hourly_forecasts'))).toBe(1);
+  });
+
   it('drops a forecast cached in the previous hour and stores one made in the hour of the tick', async () => {
     await engine().withDb(clearHistory);
     const deps = depsOn(engine());
