@@ -138,6 +138,21 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
     expect(up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
   });
 
+  it('stores the forecast a request just made without asking any upstream again', async () => {
+    await engine().withDb(clearHistory);
+    const deps = depsOn(engine());
+    const served = GasPredictionsResponseSchema.parse(
+      await (await createApp(deps).request('/api/gas-predictions')).json(),
+    );
+    const asked = up.all.reduce((n, sim) => n + sim.requests.total, 0);
+    expect(await runForecastJob(deps, clockMs)).toMatchObject({ stored: 'written' });
+    expect(up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
+    const [row] = await engine().withDb((db) =>
+      queryRows(db, sql`SELECT points->0->>'average' AS first FROM hourly_forecasts`),
+    );
+    expect(Number(row?.first)).toBe(served.predictions[0]?.average);
+  });
+
   it('stores one forecast when two hosts (own caches, one store) run the hour at once', async () => {
     await engine().withDb(clearHistory);
     const hosts = [depsOn(engine()), depsOn(engine())];
