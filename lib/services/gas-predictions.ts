@@ -32,7 +32,7 @@ export interface GasPredictions extends GasForecast {
  * @throws GasUnavailableError when no live or recent mainnet reading exists (from getCurrentGas).
  */
 export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
-  return deps.cache.get(`gas-predictions:${timeframe}`, TTL_MS, async () => {
+  return deps.cache.get(gasPredictionsCacheKey(timeframe), TTL_MS, async () => {
     const [current, history, price] = await Promise.all([
       getCurrentGas(deps),
       getForecastHistory(deps),
@@ -52,6 +52,11 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
       lastUpdated: current.updatedAt,
     };
   });
+}
+
+/** The cache key of a horizon's forecast, for a caller that must drop one made in an earlier hour. */
+export function gasPredictionsCacheKey(timeframe: ForecastHorizon): string {
+  return `gas-predictions:${timeframe}`;
 }
 
 /**
