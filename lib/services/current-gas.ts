@@ -114,9 +114,12 @@ async function readLiveUnranked(
   try {
     const best = getMainnetBestBlock(deps);
     const minBlock = best === undefined ? undefined : best - EXPLORER_MAX_LAG_BLOCKS;
-    const explorer = await readEtherscanGas(deps, minBlock === undefined ? {} : { minBlock });
+    const { exactGwei, ...explorer } = await readEtherscanGas(
+      deps,
+      minBlock === undefined ? {} : { minBlock },
+    );
     const updatedAt = new Date(deps.now()).toISOString();
-    return { ...explorer, updatedAt, ...deriveExplorerWalletFields(explorer) };
+    return { ...explorer, updatedAt, ...deriveExplorerWalletFields(exactGwei) };
   } catch (error) {
     deps.log.warn('etherscan backstop failed', { error: safeMessage(error) });
     return null;

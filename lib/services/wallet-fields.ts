@@ -44,11 +44,12 @@ export function toWalletFields(rpc: RpcGasReading): LiveWalletFields {
 }
 
 /**
- * The wallet fields of an explorer reading: its suggested base fee is the next base fee, each tier's
- * tip is the tier minus it, and the max fees use the same headroom as live readings. The explorer
+ * The wallet fields of an explorer reading (its figures as sent, not rounded): its suggested base fee
+ * is the next base fee, each tier's tip is the tier minus it, and the max fees use the same headroom
+ * as live readings. The explorer
  * gives no per-block data, so waits, ratios, trend and blob fees are null.
  */
-export function deriveExplorerWalletFields(explorer: EtherscanGasReading): LiveWalletFields {
+export function deriveExplorerWalletFields(explorer: EtherscanGasReading['exactGwei']): LiveWalletFields {
   const toWei = (value: number) => parseGwei(value.toFixed(9));
   const nextBaseFee = toWei(explorer.baseFee);
   let previous = 0n;

@@ -14,6 +14,8 @@ export interface EtherscanGasReading {
   baseFee: number;
   blockNumber: number;
   source: typeof ETHERSCAN_SOURCE;
+  /** The same four figures as Etherscan sent them (up to 9 decimals), for wei-exact fee pairs. */
+  exactGwei: { low: number; average: number; high: number; baseFee: number };
 }
 
 /** Why the explorer could not serve; carries no URL, key or upstream message. */
@@ -77,7 +79,13 @@ export async function readEtherscanGas(
   if (!(r.LastBlock > 0)) throw new EtherscanError('absurd');
   // Etherscan gives no timestamp; a LastBlock behind what RPC providers already served means a stale backend.
   if (options.minBlock !== undefined && r.LastBlock < options.minBlock) throw new EtherscanError('stale');
-  return { ...reading, blockNumber: r.LastBlock, source: ETHERSCAN_SOURCE };
+  const exactGwei = {
+    low: r.SafeGasPrice,
+    average: r.ProposeGasPrice,
+    high: r.FastGasPrice,
+    baseFee: r.suggestBaseFee,
+  };
+  return { ...reading, blockNumber: r.LastBlock, source: ETHERSCAN_SOURCE, exactGwei };
 }
 
 /** GETs JSON within `timeoutMs` (see `fetchJsonWithin`); an oversized body counts as malformed. */

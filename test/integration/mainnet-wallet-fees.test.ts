@@ -148,22 +148,23 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     );
   });
 
-  it('derives the fee pairs from the explorer backstop, with nulls where it has no per-block data', async () => {
+  it('derives wei-exact fee pairs from the explorer backstop, with nulls where it has no per-block data', async () => {
     for (const sim of upstreams.mainnet) await sim.fault('refuse');
     upstreams.etherscan.setOracle({
-      SafeGasPrice: '0.5235',
+      SafeGasPrice: '0.523456789',
       ProposeGasPrice: '0.61',
       FastGasPrice: '1.2',
-      suggestBaseFee: '0.4981',
+      suggestBaseFee: '0.498123456',
       LastBlock: '23850000',
     });
     const { body } = await getGas(createTestDeps(upstreams.env));
     expect(body.source).toBe('etherscan');
-    expect(body.nextBaseFee).toBe(0.4981);
-    expect(body.tiers.low.maxPriorityFeePerGas).toBeCloseTo(0.0254, 9);
-    expect(body.tiers.high.maxPriorityFeePerGas).toBeCloseTo(0.7019, 9);
-    // 0.4981 gwei after 2 full blocks: floor(x / 8) twice, in wei.
-    expect(body.tiers.low.maxFeePerGas).toBe(0.655807812); // 0.630407812 + 0.0254
+    // The original tiers keep 4 significant digits; the fee pairs use every digit Etherscan sent.
+    expect(body).toMatchObject({ low: 0.5235, baseFee: 0.4981, nextBaseFee: 0.498123456 });
+    expect(body.tiers.low.maxPriorityFeePerGas).toBe(0.025333333);
+    expect(body.tiers.high.maxPriorityFeePerGas).toBe(0.701876544);
+    // 498,123,456 wei after 2 full blocks (floor(x / 8) twice) is 630,437,499 wei, plus the tip.
+    expect(body.tiers.low.maxFeePerGas).toBe(0.655770832);
     for (const tier of [body.tiers.low, body.tiers.average, body.tiers.high]) {
       expect(tier.estimatedWaitSeconds).toBeNull();
       expect(tier.maxFeePerGas).toBeGreaterThanOrEqual(body.nextBaseFee + tier.maxPriorityFeePerGas - 1e-9);
@@ -174,6 +175,7 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
       blobBaseFee: null,
       nextBlobBaseFee: null,
     });
+    expect(body).not.toHaveProperty('exactGwei');
   });
 
   it('rejects a provider whose blob fee is absurd and fails over, like an absurd fee history', async () => {
