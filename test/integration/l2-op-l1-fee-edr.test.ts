@@ -3,6 +3,7 @@ import {
   decodeFunctionResult,
   encodeFunctionData,
   formatEther,
+  formatGwei,
   http,
   parseAbi,
   parseEther,
@@ -111,6 +112,28 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
     expect(reading.provider).toBe('rpc-1');
     expect(node.requests.get('eth_call')).toBe(1);
     expect(node.requests.get('eth_chainId')).toBe(1);
+  });
+
+  it("suggests the OP Stack node's own tip and its latest base fee, with max fee 2 x base + tip", async () => {
+    const reading = await readL2Network(depsFor([node.url]), network);
+    const tip = BigInt((await node.provider.request({ method: 'eth_maxPriorityFeePerGas' })) as string);
+    const latest = (await node.provider.request({
+      method: 'eth_getBlockByNumber',
+      params: ['latest', false],
+    })) as {
+      baseFeePerGas: string;
+    };
+    expect(reading.suggestedTipWei).toBe(tip);
+    expect(reading.baseFeeWei).toBe(BigInt(latest.baseFeePerGas));
+    expect(reading.l1GasUnits).toBeNull();
+    const served = presentNetwork(
+      network,
+      { status: 'live', ...reading },
+      { ETH: 3000, POL: 0.25 },
+      reading.readAt,
+    );
+    expect(served.reading.maxPriorityFeePerGas).toBe(Number(formatGwei(tip)));
+    expect(served.reading.maxFeePerGas).toBe(Number(formatGwei(2n * BigInt(latest.baseFeePerGas) + tip)));
   });
 
   it('refuses the node when it is not the chain the network expects', async () => {
