@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppDeps } from '../lib/deps';
+import { createRenderedJsonCache, type RenderedJsonCache } from '../lib/http/cached-json';
 import { responseHeaders } from '../lib/http/headers';
 import { invalidQueryProblem } from '../lib/http/params';
 import { HttpProblem, problemResponse } from '../lib/http/problem';
@@ -13,8 +14,11 @@ import { registerL2GasHistory } from './l2-gas-history';
 import { registerMcp } from './mcp';
 import { registerOpenApi } from './openapi';
 
-/** Hono environment of the app: every handler reads its dependencies from `c.var.deps`. */
-export type AppEnv = { Variables: { deps: AppDeps } };
+/**
+ * Hono environment of the app: every handler reads its dependencies from `c.var.deps`; `rendered`
+ * holds the app's rendered cacheable answers (cachedJson).
+ */
+export type AppEnv = { Variables: { deps: AppDeps; rendered: RenderedJsonCache } };
 export type ApiApp = OpenAPIHono<AppEnv>;
 
 /** Creates the app with every endpoint; both hosts call this with their own dependencies. */
@@ -30,10 +34,12 @@ export function createApp(deps: AppDeps): ApiApp {
     },
   });
 
+  const rendered = createRenderedJsonCache();
   app.use('*', responseHeaders());
-  app.use('*', async (c, next) => {
+  app.use('*', (c, next) => {
     c.set('deps', deps);
-    await next();
+    c.set('rendered', rendered);
+    return next();
   });
 
   // Endpoints: one register call each.

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
 import { DashboardResponseSchema } from '../lib/schemas/forecast';
@@ -25,7 +26,8 @@ export function registerDashboard(app: ApiApp): void {
     const { deps } = c.var;
     const d = await getDashboard(deps);
     const { low, average, high, source } = d.currentGas;
-    return c.json(
+    return cachedJson(
+      c,
       {
         ...buildEnvelope(d.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
         currentGas: { low, average, high, source },
@@ -36,7 +38,7 @@ export function registerDashboard(app: ApiApp): void {
         compactHistory: d.compactHistory,
         lastUpdated: d.lastUpdated,
       },
-      200,
+      { updatedAt: d.lastUpdated },
     );
   });
 }

@@ -1,10 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
+import { memoByIdentity } from '../lib/memo';
 import { GasHistoryResponseSchema, HISTORY_RANGES } from '../lib/schemas/history';
 import { getGasHistory, toGasHistoryBody } from '../lib/services/gas-history';
 import type { ApiApp } from './app';
+
+/** Shaped once per cached history read, so a request reuses the points (and their rendered bytes). */
+const historyBody = memoByIdentity(toGasHistoryBody);
 
 const route = createRoute({
   method: 'get',
@@ -33,12 +38,13 @@ export function registerGasHistory(app: ApiApp): void {
     const { range } = c.req.valid('query');
     const deps = c.var.deps;
     const history = await getGasHistory(deps, range);
-    return c.json(
+    return cachedJson(
+      c,
       {
         ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        ...toGasHistoryBody(history),
+        ...historyBody(history),
       },
-      200,
+      { updatedAt: history.updatedAt },
     );
   });
 }

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
@@ -36,7 +37,8 @@ export function registerGasPredictions(app: ApiApp): void {
     const { deps } = c.var;
     const p = await getGasPredictions(deps, timeframe);
     const { low, average, high, source } = p.current;
-    return c.json(
+    return cachedJson(
+      c,
       {
         ...buildEnvelope(p.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
         current: { low, average, high, source },
@@ -49,7 +51,7 @@ export function registerGasPredictions(app: ApiApp): void {
         lastUpdated: p.lastUpdated,
         usingFallbackData: p.usingFallbackData,
       },
-      200,
+      { updatedAt: p.lastUpdated },
     );
   });
 }

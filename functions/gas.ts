@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
 import { GasResponseSchema } from '../lib/schemas/current-gas';
@@ -26,6 +27,6 @@ export function registerGas(app: ApiApp): void {
     const { deps } = c.var;
     const reading = await getCurrentGas(deps);
     const envelope = buildEnvelope(reading.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url));
-    return c.json({ ...envelope, ...reading }, 200);
+    return cachedJson(c, { ...envelope, ...reading }, { updatedAt: reading.updatedAt });
   });
 }

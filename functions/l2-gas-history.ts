@@ -1,10 +1,22 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
+import { memoByIdentity } from '../lib/memo';
 import { L2_HISTORY_HOURS, L2_HISTORY_NETWORKS, L2GasHistoryResponseSchema } from '../lib/schemas/history';
+import type { L2GasHistory } from '../lib/services/l2-gas-history';
 import { getL2GasHistory } from '../lib/services/l2-gas-history';
 import type { ApiApp } from './app';
+
+/** Shaped once per cached history read (up to 6,720 samples for 168 hours), not once per request. */
+const pointsOf = memoByIdentity((history: L2GasHistory) =>
+  history.samples.map((s) => ({
+    timestamp: new Date(s.time).toISOString(),
+    gas_price_gwei: s.gasPriceGwei,
+    execution_gas_cost_usd: s.executionGasCostUsd,
+  })),
+);
 
 const route = createRoute({
   method: 'get',
@@ -34,18 +46,15 @@ export function registerL2GasHistory(app: ApiApp): void {
     const hours = Number(query.hours);
     const deps = c.var.deps;
     const history = await getL2GasHistory(deps, query.network, hours);
-    return c.json(
+    return cachedJson(
+      c,
       {
         ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
         network: query.network,
         hours,
-        points: history.samples.map((s) => ({
-          timestamp: new Date(s.time).toISOString(),
-          gas_price_gwei: s.gasPriceGwei,
-          execution_gas_cost_usd: s.executionGasCostUsd,
-        })),
+        points: pointsOf(history),
       },
-      200,
+      { updatedAt: history.updatedAt },
     );
   });
 }
