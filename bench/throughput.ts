@@ -86,13 +86,17 @@ async function main(): Promise<void> {
   const host = startProcess('npm', ['start', '--silent'], env, /info listening/);
   const tree = watchTreeRss(host.child.pid as number);
   const base = `http://127.0.0.1:${port}`;
+  const listeningMs = host.started.then(() => performance.now() - started);
   await firstOk(`${base}/api/gas`);
   const readyMs = performance.now() - started;
+  const built = /built dist-node/.test(host.output()) ? ' (the bundle was rebuilt first)' : '';
   const procs = processTree(host.child.pid as number);
   // The server is the deepest process running the entry point (npm, sh and loaders sit above it).
   const server =
     procs.filter((p) => /main\.(ts|m?js)\b/.test(p.cmd)).at(-1) ?? (procs.at(-1) as (typeof procs)[0]);
-  console.log(`npm start -> first 200 on /api/gas: ${readyMs.toFixed(0)} ms`);
+  console.log(
+    `npm start -> listening: ${(await listeningMs).toFixed(0)} ms, first 200 on /api/gas: ${readyMs.toFixed(0)} ms${built}`,
+  );
   console.log(`npm start tree: ${procs.map((p) => `${p.pid} ${p.cmd.slice(0, 60)}`).join(' | ')}`);
   console.log(`server RSS when ready: ${mib(rssOf(server.pid))}, tree ${mib(tree.sample())}`);
 
@@ -119,6 +123,7 @@ async function main(): Promise<void> {
     const ref = await load(`${constantBase}${path}`);
     const got = await load(`${base}${path}`);
     bad += got.non2xx + got.errors + got.timeouts + ref.non2xx + ref.errors + ref.timeouts;
+    if (got.non2xx > 0) console.log(`${path}: status codes ${JSON.stringify(got.statusCodeStats)}`);
     rows.push([
       path,
       got.requests.average.toFixed(0),

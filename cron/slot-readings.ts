@@ -1,5 +1,5 @@
 import type { AppDeps } from '../lib/deps';
-import { HttpProblem } from '../lib/http/problem';
+import { GasUnavailableError } from '../lib/errors';
 import {
   CURRENT_GAS_CACHE_KEY,
   type CurrentGasReading,
@@ -38,7 +38,7 @@ export async function readMainnetForSlot(
   try {
     reading = await getCurrentGas(deps);
   } catch (error) {
-    return { skipped: error instanceof HttpProblem ? 'no upstream answered' : 'unexpected error' };
+    return { skipped: error instanceof GasUnavailableError ? 'no upstream answered' : 'unexpected error' };
   }
   if (reading.source.startsWith(STALE_PREFIX)) return { skipped: 'only a last good reading' };
   const readAt = Date.parse(reading.updatedAt);

@@ -4,11 +4,11 @@ import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { memoByIdentity } from '../lib/memo';
-import { GasHistoryResponseSchema, HISTORY_RANGES } from '../lib/schemas/history';
-import { getGasHistory, toGasHistoryBody } from '../lib/services/gas-history';
-import type { ApiApp } from './app';
+import { GasHistoryResponseSchema, HISTORY_RANGES, toGasHistoryBody } from '../lib/schemas/history';
+import { getGasHistory } from '../lib/services/gas-history';
+import type { ApiApp } from './app-env';
 
-/** Shaped once per cached history read, so a request reuses the points (and their rendered bytes). */
+/** Shaped once per cached service value (a refresh), not once per request. */
 const historyBody = memoByIdentity(toGasHistoryBody);
 
 const route = createRoute({

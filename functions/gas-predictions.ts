@@ -3,9 +3,13 @@ import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
-import { GasPredictionsResponseSchema, TIMEFRAMES } from '../lib/schemas/forecast';
+import { memoByIdentity } from '../lib/memo';
+import { GasPredictionsResponseSchema, TIMEFRAMES, toGasPredictionsBody } from '../lib/schemas/forecast';
 import { getGasPredictions } from '../lib/services/gas-predictions';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
+
+/** Shaped once per cached service value (a refresh), not once per request. */
+const predictionsBody = memoByIdentity(toGasPredictionsBody);
 
 const route = createRoute({
   method: 'get',
@@ -36,20 +40,11 @@ export function registerGasPredictions(app: ApiApp): void {
     const { timeframe } = c.req.valid('query');
     const { deps } = c.var;
     const p = await getGasPredictions(deps, timeframe);
-    const { low, average, high, source } = p.current;
     return cachedJson(
       c,
       {
         ...buildEnvelope(p.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        current: { low, average, high, source },
-        historical: p.historical,
-        predictions: p.predictions,
-        nextBestTime: p.nextBestTime,
-        decision: p.decision,
-        timeframe,
-        dataPoints: p.dataPoints,
-        lastUpdated: p.lastUpdated,
-        usingFallbackData: p.usingFallbackData,
+        ...predictionsBody(p),
       },
       { updatedAt: p.lastUpdated },
     );

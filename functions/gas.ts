@@ -2,9 +2,13 @@ import { createRoute } from '@hono/zod-openapi';
 import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
-import { GasResponseSchema } from '../lib/schemas/current-gas';
+import { memoByIdentity } from '../lib/memo';
+import { GasResponseSchema, toGasBody } from '../lib/schemas/current-gas';
 import { getCurrentGas } from '../lib/services/current-gas';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
+
+/** Shaped once per cached reading (a refresh), not once per request. */
+const gasBody = memoByIdentity(toGasBody);
 
 const route = createRoute({
   method: 'get',
@@ -27,6 +31,6 @@ export function registerGas(app: ApiApp): void {
     const { deps } = c.var;
     const reading = await getCurrentGas(deps);
     const envelope = buildEnvelope(reading.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url));
-    return cachedJson(c, { ...envelope, ...reading }, { updatedAt: reading.updatedAt });
+    return cachedJson(c, { ...envelope, ...gasBody(reading) }, { updatedAt: reading.updatedAt });
   });
 }

@@ -7,7 +7,8 @@ import { etagMatches } from '../lib/http/cached-json';
 import { createLogger } from '../lib/log';
 import { createLastGoodStore } from '../lib/store/create-last-good';
 import { createNeonWithDb } from '../lib/store/neon';
-import { type ApiApp, createApp } from './app';
+import { createApp } from './app';
+import type { ApiApp } from './app-env';
 
 /** Worker bindings: plain-text vars and secrets (see wrangler.toml). */
 export type Env = Record<string, string | undefined>;

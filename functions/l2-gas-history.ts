@@ -4,19 +4,17 @@ import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { memoByIdentity } from '../lib/memo';
-import { L2_HISTORY_HOURS, L2_HISTORY_NETWORKS, L2GasHistoryResponseSchema } from '../lib/schemas/history';
-import type { L2GasHistory } from '../lib/services/l2-gas-history';
+import {
+  L2_HISTORY_HOURS,
+  L2_HISTORY_NETWORKS,
+  L2GasHistoryResponseSchema,
+  toL2GasHistoryBody,
+} from '../lib/schemas/history';
 import { getL2GasHistory } from '../lib/services/l2-gas-history';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
-/** Shaped once per cached history read (up to 6,720 samples for 168 hours), not once per request. */
-const pointsOf = memoByIdentity((history: L2GasHistory) =>
-  history.samples.map((s) => ({
-    timestamp: new Date(s.time).toISOString(),
-    gas_price_gwei: s.gasPriceGwei,
-    execution_gas_cost_usd: s.executionGasCostUsd,
-  })),
-);
+/** Shaped once per cached service value (a refresh), not once per request. */
+const historyBody = memoByIdentity(toL2GasHistoryBody);
 
 const route = createRoute({
   method: 'get',
@@ -43,16 +41,13 @@ const route = createRoute({
 export function registerL2GasHistory(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const query = c.req.valid('query');
-    const hours = Number(query.hours);
     const deps = c.var.deps;
-    const history = await getL2GasHistory(deps, query.network, hours);
+    const history = await getL2GasHistory(deps, query.network, Number(query.hours));
     return cachedJson(
       c,
       {
         ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        network: query.network,
-        hours,
-        points: pointsOf(history),
+        ...historyBody(history),
       },
       { updatedAt: history.updatedAt },
     );

@@ -1,6 +1,6 @@
 import { cachedJson } from '../lib/http/cached-json';
 import { publicBaseUrl, SERVICE_NAME } from '../lib/http/envelope';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 /**
  * Serves /openapi.json, generated from the registered routes (OpenAPI 3.0, SPEC.md decision 14) once

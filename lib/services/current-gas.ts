@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
-import { HttpProblem } from '../http/problem';
+import { GasUnavailableError } from '../errors';
 import { readLastGood, writeLastGood } from '../store/last-good';
 import { readEtherscanGas } from '../upstream/etherscan';
 import { getMainnetBestBlock, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
@@ -31,7 +31,7 @@ export const CURRENT_GAS_TTL_MS = 30_000;
 export const CURRENT_GAS_LAST_GOOD_KEY = 'current-gas:mainnet';
 /** A last good reading older than this is not served (SPEC.md decision 7). */
 export const MAX_STALE_MS = 5 * 60_000;
-/** What a 503 tells clients to wait: about one refresh cadence. */
+/** How long callers are told to wait when no reading exists: about one refresh cadence. */
 export const RETRY_AFTER_SECONDS = 30;
 export const STALE_PREFIX = 'stale:';
 
@@ -39,8 +39,8 @@ type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'cac
 
 /**
  * Returns the current mainnet tiers, at most one upstream read per 30 s per process however many
- * callers ask (coalescing cache). Throws a 503 HttpProblem when no upstream answers and no reading of
- * the last 5 minutes exists.
+ * callers ask (coalescing cache).
+ * @throws GasUnavailableError when no upstream answers and no reading of the last 5 minutes exists.
  */
 export async function getCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
   const reading = await deps.cache.get(CURRENT_GAS_CACHE_KEY, CURRENT_GAS_TTL_MS, () => readCurrentGas(deps));
@@ -55,6 +55,7 @@ export async function getCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
 /**
  * Reads the tiers without the cache: RPC providers (hedged failover), then Etherscan, then the last
  * good reading if at most 5 minutes old. A live reading is stored as the new last good one.
+ * @throws GasUnavailableError when none of these gives a reading.
  */
 export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
   const live = await readLive(deps);
@@ -68,11 +69,9 @@ export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> 
     deps.log.warn('serving last good mainnet gas', { ageMs: deps.now() - stored.storedAt });
     return { ...stored.value, source: `${STALE_PREFIX}${stored.value.source}` };
   }
-  throw new HttpProblem(
-    503,
-    'Gas data unavailable',
+  throw new GasUnavailableError(
     'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
-    { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    RETRY_AFTER_SECONDS,
   );
 }
 

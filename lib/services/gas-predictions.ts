@@ -13,7 +13,7 @@ import { type ForecastHistory, getForecastHistory, selectHourlyPoints } from './
 const TTL_MS = 30_000;
 const HOUR_MS = 3_600_000;
 
-/** Everything /api/gas-predictions serves, before the envelope. */
+/** Everything /api/gas-predictions serves, as domain values (`toGasPredictionsBody` shapes the body). */
 export interface GasPredictions extends GasForecast {
   current: CurrentGasReading;
   historical: { timestamp: string; gasPrice: number }[];
@@ -24,7 +24,8 @@ export interface GasPredictions extends GasForecast {
 
 /**
  * Forecasts the coming hours for a horizon from the stored history and the live reading, once per
- * 30 s per horizon and process. Throws the current-gas 503 when no live or recent reading exists.
+ * 30 s per horizon and process. An unreachable store is not an error: the built-in profile stands in.
+ * @throws GasUnavailableError when no live or recent mainnet reading exists (from getCurrentGas).
  */
 export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
   return deps.cache.get(`gas-predictions:${timeframe}`, TTL_MS, async () => {

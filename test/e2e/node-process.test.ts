@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../helpers/free-port';
-import { startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 
 let up: Upstreams;
 beforeAll(async () => {
@@ -63,7 +63,7 @@ describe('npm start as a process', () => {
         expect(await exited).toBe(0);
         expect(out).toContain(`"signal":"${signal}"`);
         expect(out.match(/GET \/api\/gas 200 \d+ms/g)).toHaveLength(301);
-        for (const secret of up.secrets) expect(out).not.toContain(secret);
+        expectNoLeaks(up, out);
       } finally {
         child.kill('SIGKILL');
         rmSync(dataDir, { recursive: true, force: true });
