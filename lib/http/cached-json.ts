@@ -37,7 +37,7 @@ export async function cachedJson<T, E extends { Variables: { rendered: RenderedJ
   options: CachedJsonOptions = {},
 ): Promise<Response & TypedResponse<T, 200, 'json'>> {
   const key = cacheKeyOf(c);
-  const cache = c.var.rendered;
+  const cache = c.get('rendered');
   let entry = cache.get(key);
   if (
     !entry ||
