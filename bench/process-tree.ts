@@ -55,3 +55,14 @@ export function watchTreeRss(root: number, everyMs = 200) {
 }
 
 export const mib = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
+
+/** CPU time (user + system) a process has used so far, in milliseconds. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}

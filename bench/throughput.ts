@@ -1,4 +1,4 @@
-// `npm run bench -- throughput [--soak [MINUTES]]`: the Node host as a self-hoster runs it (`npm start`,
+// `npm run bench -- throughput [--only PATH] [--soak [MINUTES]]`: the Node host as a self-hoster runs it (`npm start`,
 // embedded PGlite holding 35 days of history, the local simulators as upstreams) against a
 // constant-JSON Hono app on the same Node (serving the same bytes per path), both driven by autocannon with 100 connections, endpoint by
 // endpoint, side by side. Prints req/s, p50/p99, the ratio to the constant app, 304 throughput, non-2xx
@@ -10,14 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startUpstreams, type Upstreams } from '../test/upstreams';
+import { CONNECTIONS, ROUNDS, row, SLICE_SECONDS, sideBySide } from './load-side-by-side';
 import { mib, processTree, rssOf, watchTreeRss } from './process-tree';
 import { seedHistory } from './seed-history';
 
-const CONNECTIONS = 100;
-// Each endpoint: ROUNDS alternating slices of SLICE_SECONDS on the reference, then on the host, so that
-// load from elsewhere on a shared machine falls on both alike.
-const ROUNDS = 3;
-const SLICE_SECONDS = 2;
 const ENDPOINTS = [
   '/api/gas',
   '/api/eth-price',
@@ -61,41 +57,6 @@ async function firstOk(url: string): Promise<void> {
   }
 }
 
-function load(url: string, headers: Record<string, string> = {}, seconds = SLICE_SECONDS) {
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-}
-
-type Run = Awaited<ReturnType<typeof autocannon>>;
-
-/** Figures of one side over its slices: req/s over the whole time, median p50, worst p99, bad answers. */
-function summarise(runs: Run[]) {
-  const sorted = runs.map((r) => r.latency.p50).sort((a, b) => a - b);
-  const codes: Record<string, number> = {};
-  for (const r of runs) {
-    for (const [code, { count }] of Object.entries(r.statusCodeStats as Record<string, { count: number }>))
-      codes[code] = (codes[code] ?? 0) + count;
-  }
-  return {
-    rps: runs.reduce((sum, r) => sum + r.requests.total, 0) / runs.reduce((sum, r) => sum + r.duration, 0),
-    p50: sorted[Math.floor(sorted.length / 2)] ?? 0,
-    p99: Math.max(...runs.map((r) => r.latency.p99)),
-    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
-    errors: runs.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
-    codes,
-  };
-}
-
-/** Alternating slices on the reference and on the host for one path. */
-async function sideBySide(refUrl: string, hostUrl: string, headers: Record<string, string> = {}) {
-  const ref: Run[] = [];
-  const got: Run[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    ref.push(await load(refUrl));
-    got.push(await load(hostUrl, headers));
-  }
-  return { ref: summarise(ref), got: summarise(got) };
-}
-
 const upstreamTotal = (up: Upstreams) => up.all.reduce((sum, sim) => sum + sim.requests.total, 0);
 
 function stopProcess(child: ChildProcess): Promise<void> {
@@ -106,24 +67,9 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-function row(
-  path: string,
-  ref: ReturnType<typeof summarise>,
-  got: ReturnType<typeof summarise>,
-  bad: string,
-) {
-  return [
-    path,
-    got.rps.toFixed(0),
-    String(got.p50),
-    String(got.p99),
-    ref.rps.toFixed(0),
-    (got.rps / ref.rps).toFixed(2),
-    bad,
-  ];
-}
-
 async function main(): Promise<void> {
+  const onlyAt = process.argv.indexOf('--only');
+  const only = onlyAt < 0 ? undefined : process.argv[onlyAt + 1];
   const soakAt = process.argv.indexOf('--soak');
   const soakMinutes = soakAt < 0 ? 0 : Number(process.argv[soakAt + 1] ?? 10) || 10;
   const up = await startUpstreams();
@@ -152,13 +98,26 @@ async function main(): Promise<void> {
   console.log(`server RSS when ready: ${mib(rssOf(server.pid))}, tree ${mib(tree.sample())}`);
 
   // The reference serves, per path, the very bytes the host serves there.
-  const bodies: Record<string, string> = {};
+  // The reference serves, per path, the very bytes (and, in one form, the headers) the host serves there.
+  const pages: Record<
+    string,
+    { body: string; headers: Record<string, string>; notModified: Record<string, string> }
+  > = {};
   for (const path of ENDPOINTS) {
     await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
-    bodies[path.split('?')[0] as string] = await fetch(`${base}${path}`).then((r) => r.text());
+    const res = await fetch(`${base}${path}`);
+    const headers = Object.fromEntries(
+      [...res.headers].filter(
+        ([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name),
+      ),
+    );
+    const notModified = Object.fromEntries(
+      Object.entries(headers).filter(([name]) => name !== 'content-type'),
+    );
+    pages[path.split('?')[0] as string] = { body: await res.text(), headers, notModified };
   }
-  const bodiesFile = join(dataDir, 'constant-bodies.json');
-  writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const bodiesFile = join(dataDir, 'constant-pages.json');
+  writeFileSync(bodiesFile, JSON.stringify(pages));
   const constant = startProcess(
     process.execPath,
     ['bench/constant-app.mjs', bodiesFile],
@@ -170,25 +129,45 @@ async function main(): Promise<void> {
   const loadStarted = performance.now();
   const rows: string[][] = [];
   let bad = 0;
-  for (const path of ENDPOINTS) {
-    const { ref, got } = await sideBySide(`${constantBase}${path}`, `${base}${path}`);
-    bad += got.non2xx + got.errors + ref.non2xx + ref.errors;
+  const targets = (path: string) => ({
+    host: { url: `${base}${path}`, pid: server.pid },
+    same: { url: `${constantBase}${path}`, pid: constant.child.pid as number },
+    bare: { url: `${constantBase}/bare${path}`, pid: constant.child.pid as number },
+  });
+  for (const path of ENDPOINTS.filter((p) => !only || p === only)) {
+    const figures = await sideBySide(targets(path));
+    const got = figures.host;
+    bad += got.non2xx + got.errors + figures.same.non2xx + figures.bare.non2xx;
     if (got.non2xx > 0) console.log(`${path}: status codes ${JSON.stringify(got.codes)}`);
-    rows.push(row(path, ref, got, `${got.non2xx}/${got.errors}`));
+    rows.push(row(path, figures, `${got.non2xx}/${got.errors}`));
   }
-  for (const path of ['/api/dashboard', '/openapi.json']) {
+  for (const path of only ? [] : ['/api/dashboard', '/openapi.json']) {
     const etag = (await fetch(`${base}${path}`)).headers.get('etag') ?? '';
-    const { ref, got } = await sideBySide(`${constantBase}${path}`, `${base}${path}`, {
-      'If-None-Match': etag,
-    });
+    const figures = await sideBySide(targets(path), { 'If-None-Match': etag });
+    const got = figures.host;
     const other = got.non2xx - (got.codes['304'] ?? 0);
-    bad += other + got.errors + ref.non2xx + ref.errors;
-    rows.push(row(`${path} (304)`, ref, got, `${other} non-304/${got.errors}`));
+    bad += other + got.errors;
+    rows.push(row(`${path} (304)`, figures, `${other} non-304/${got.errors}`));
   }
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const upstream = upstreamTotal(up) - upstreamBefore;
 
-  const header = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'constant req/s', 'ratio', 'non-2xx/errors'];
+  const header = [
+    'endpoint',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/req',
+    'same-headers constant: req/s',
+    'CPU µs/req',
+    'ratio req/s',
+    'ratio CPU',
+    'bare constant: req/s',
+    'CPU µs/req',
+    'ratio req/s',
+    'ratio CPU',
+    'non-2xx/errors',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');

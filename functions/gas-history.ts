@@ -3,13 +3,9 @@ import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
-import { memoByIdentity } from '../lib/memo';
 import { GasHistoryResponseSchema, HISTORY_RANGES, toGasHistoryBody } from '../lib/schemas/history';
 import { getGasHistory } from '../lib/services/gas-history';
 import type { ApiApp } from './app-env';
-
-/** Shaped once per cached service value (a refresh), not once per request. */
-const historyBody = memoByIdentity(toGasHistoryBody);
 
 const route = createRoute({
   method: 'get',
@@ -38,13 +34,14 @@ export function registerGasHistory(app: ApiApp): void {
     const { range } = c.req.valid('query');
     const deps = c.var.deps;
     const history = await getGasHistory(deps, range);
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
     return cachedJson(
       c,
-      {
-        ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        ...historyBody(history),
-      },
-      { updatedAt: history.updatedAt },
+      () => ({
+        ...buildEnvelope(history.updatedAt, baseUrl),
+        ...toGasHistoryBody(history),
+      }),
+      { basis: [history, baseUrl], updatedAt: history.updatedAt },
     );
   });
 }

@@ -3,13 +3,9 @@ import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
-import { memoByIdentity } from '../lib/memo';
 import { GasPredictionsResponseSchema, TIMEFRAMES, toGasPredictionsBody } from '../lib/schemas/forecast';
 import { getGasPredictions } from '../lib/services/gas-predictions';
 import type { ApiApp } from './app-env';
-
-/** Shaped once per cached service value (a refresh), not once per request. */
-const predictionsBody = memoByIdentity(toGasPredictionsBody);
 
 const route = createRoute({
   method: 'get',
@@ -40,13 +36,14 @@ export function registerGasPredictions(app: ApiApp): void {
     const { timeframe } = c.req.valid('query');
     const { deps } = c.var;
     const p = await getGasPredictions(deps, timeframe);
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
     return cachedJson(
       c,
-      {
-        ...buildEnvelope(p.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        ...predictionsBody(p),
-      },
-      { updatedAt: p.lastUpdated },
+      () => ({
+        ...buildEnvelope(p.lastUpdated, baseUrl),
+        ...toGasPredictionsBody(p),
+      }),
+      { basis: [p, baseUrl], updatedAt: p.lastUpdated },
     );
   });
 }

@@ -2,13 +2,9 @@ import { createRoute } from '@hono/zod-openapi';
 import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
-import { memoByIdentity } from '../lib/memo';
 import { GasResponseSchema, toGasBody } from '../lib/schemas/current-gas';
 import { getCurrentGas } from '../lib/services/current-gas';
 import type { ApiApp } from './app-env';
-
-/** Shaped once per cached reading (a refresh), not once per request. */
-const gasBody = memoByIdentity(toGasBody);
 
 const route = createRoute({
   method: 'get',
@@ -30,7 +26,10 @@ export function registerGas(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const { deps } = c.var;
     const reading = await getCurrentGas(deps);
-    const envelope = buildEnvelope(reading.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url));
-    return cachedJson(c, { ...envelope, ...gasBody(reading) }, { updatedAt: reading.updatedAt });
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
+    return cachedJson(c, () => ({ ...buildEnvelope(reading.updatedAt, baseUrl), ...toGasBody(reading) }), {
+      basis: [reading, baseUrl],
+      updatedAt: reading.updatedAt,
+    });
   });
 }

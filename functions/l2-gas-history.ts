@@ -3,7 +3,6 @@ import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
-import { memoByIdentity } from '../lib/memo';
 import {
   L2_HISTORY_HOURS,
   L2_HISTORY_NETWORKS,
@@ -12,9 +11,6 @@ import {
 } from '../lib/schemas/history';
 import { getL2GasHistory } from '../lib/services/l2-gas-history';
 import type { ApiApp } from './app-env';
-
-/** Shaped once per cached service value (a refresh), not once per request. */
-const historyBody = memoByIdentity(toL2GasHistoryBody);
 
 const route = createRoute({
   method: 'get',
@@ -43,13 +39,14 @@ export function registerL2GasHistory(app: ApiApp): void {
     const query = c.req.valid('query');
     const deps = c.var.deps;
     const history = await getL2GasHistory(deps, query.network, Number(query.hours));
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
     return cachedJson(
       c,
-      {
-        ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        ...historyBody(history),
-      },
-      { updatedAt: history.updatedAt },
+      () => ({
+        ...buildEnvelope(history.updatedAt, baseUrl),
+        ...toL2GasHistoryBody(history),
+      }),
+      { basis: [history, baseUrl], updatedAt: history.updatedAt },
     );
   });
 }

@@ -35,13 +35,15 @@ export function registerL2Gas(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const deps = c.var.deps;
     const result = await getL2Gas(deps);
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
     return cachedJson(
       c,
-      {
-        ...buildEnvelope(result.fetchedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+      () => ({
+        ...buildEnvelope(result.fetchedAt, baseUrl),
         ...toL2GasBody(result),
-      },
+      }),
       {
+        basis: [result, baseUrl],
         updatedAt: result.fetchedAt,
         cacheControl: result.degraded ? publicCache(L2_GAS_DEGRADED_TTL_MS / 1000) : undefined,
       },

@@ -36,6 +36,6 @@ export function registerOpenApi(app: ApiApp): void {
   app.get('/openapi.json', (c) => {
     const baseUrl = publicBaseUrl(c.var.deps.config.publicBaseUrl, c.req.url);
     if (built?.baseUrl !== baseUrl) built = { baseUrl, doc: app.getOpenAPIDocument(documentFor(baseUrl)) };
-    return cachedJson(c, built.doc);
+    return cachedJson(c, built.doc, { basis: [built.doc] });
   });
 }

@@ -9,6 +9,8 @@ interface RenderedJson {
   etag: string;
   headers: Readonly<Record<string, string>>;
   notModifiedHeaders: Readonly<Record<string, string>>;
+  /** The values the body was last built from (see cachedJson's `basis`). */
+  basis?: readonly unknown[];
 }
 
 /** Rendered answers of one app, one per path and validated query (a bounded set: every query is an enum). */
@@ -22,6 +24,7 @@ export function createRenderedJsonCache(): RenderedJsonCache {
 export interface CachedJsonOptions {
   updatedAt?: Date | number | string;
   cacheControl?: string;
+  basis?: readonly unknown[];
 }
 
 /**
@@ -29,22 +32,27 @@ export interface CachedJsonOptions {
  * hand back the same data (they cache it per refresh), every request gets the same bytes and headers
  * without serialising again. Carries a strong ETag, Last-Modified (the data's time) and the path's
  * Cache-Control; a matching If-None-Match gets a 304 with the same headers and no body (SPEC ext 21).
+ *
+ * `body` may be a function: with `basis` (the values the body is made from, such as the service's
+ * cached reading and the base address), it is not even built while those values are the same ones.
  */
 export async function cachedJson<T, E extends { Variables: { rendered: RenderedJsonCache } }>(
   // biome-ignore lint/suspicious/noExplicitAny: any route path and input
   c: Context<E, any, any>,
-  body: T,
+  body: T | (() => T),
   options: CachedJsonOptions = {},
 ): Promise<Response & TypedResponse<T, 200, 'json'>> {
   const key = cacheKeyOf(c);
   const cache = c.get('rendered');
+  const cacheControl = options.cacheControl ?? cacheControlFor(c.req.path) ?? 'no-store';
   let entry = cache.get(key);
-  if (
-    !entry ||
-    !sameJson(entry.source, body) ||
-    entry.headers['Cache-Control'] !== cacheControlOf(c, options)
-  ) {
-    entry = await render(body, cacheControlOf(c, options), options.updatedAt);
+  const fresh = entry?.headers['Cache-Control'] === cacheControl;
+  if (!entry || !fresh || !options.basis || !sameBasis(entry.basis, options.basis)) {
+    const value = typeof body === 'function' ? (body as () => T)() : body;
+    if (!entry || !fresh || !sameJson(entry.source, value)) {
+      entry = await render(value, cacheControl, options.updatedAt);
+    }
+    entry.basis = options.basis;
     cache.set(key, entry);
   }
   const ifNoneMatch = c.req.header('If-None-Match');
@@ -55,8 +63,8 @@ export async function cachedJson<T, E extends { Variables: { rendered: RenderedJ
   return markStamped(res) as Response & TypedResponse<T, 200, 'json'>;
 }
 
-function cacheControlOf(c: Context, options: CachedJsonOptions): string {
-  return options.cacheControl ?? cacheControlFor(c.req.path) ?? 'no-store';
+function sameBasis(a: readonly unknown[] | undefined, b: readonly unknown[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((value, i) => value === b[i]);
 }
 
 /** The path and the validated query: invalid queries never get here, and unknown parameters are dropped. */
@@ -65,7 +73,11 @@ function cacheKeyOf(c: Context): string {
   return query ? `${c.req.path}?${new URLSearchParams(query)}` : c.req.path;
 }
 
-async function render(source: unknown, cacheControl: string, updatedAt: CachedJsonOptions['updatedAt']) {
+async function render(
+  source: unknown,
+  cacheControl: string,
+  updatedAt: CachedJsonOptions['updatedAt'],
+): Promise<RenderedJson> {
   const bytes = new TextEncoder().encode(JSON.stringify(source));
   const etag = await strongEtag(bytes);
   const caching: Record<string, string> = { 'Cache-Control': cacheControl, ETag: etag };

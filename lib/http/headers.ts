@@ -16,12 +16,12 @@ const CORS_EXPOSE_HEADERS = [...Object.keys(INFO_HEADERS), 'Retry-After', 'Allow
   ', ',
 );
 
-/** Responses built with every header already in place (cached JSON); the middleware leaves them alone. */
-const stamped = new WeakSet<Response>();
+/** Marks responses built with every header already in place (cached JSON); the middleware leaves them alone. */
+const STAMPED = Symbol('stamped');
 
 /** Marks a response as carrying its final headers, so serving it never copies or re-stamps them. */
 export function markStamped<R extends Response>(res: R): R {
-  stamped.add(res);
+  (res as R & { [STAMPED]?: true })[STAMPED] = true;
   return res;
 }
 
@@ -62,7 +62,7 @@ export function responseHeaders(): MiddlewareHandler {
       return res;
     }
     await next();
-    if (stamped.has(c.res)) return;
+    if ((c.res as Response & { [STAMPED]?: true })[STAMPED]) return;
     // A response built elsewhere may have immutable headers; copy it once so they can be stamped.
     let res = c.res;
     try {
