@@ -9,21 +9,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { CACHEABLE_REQUESTS } from '../test/helpers/cacheable-endpoints';
 import { startUpstreams, type Upstreams } from '../test/upstreams';
 import { CONNECTIONS, ROUNDS, row, SLICE_SECONDS, sideBySide } from './load-side-by-side';
 import { mib, processTree, rssOf, watchTreeRss } from './process-tree';
 import { seedHistory } from './seed-history';
 
-const ENDPOINTS = [
-  '/api/gas',
-  '/api/eth-price',
-  '/api/l2-gas',
-  '/api/gas-history?range=1d',
-  '/api/gas-predictions?timeframe=24h',
-  '/api/dashboard',
-  '/api/l2-gas-history?network=base&hours=24',
-  '/openapi.json',
-];
+const ENDPOINTS: readonly string[] = CACHEABLE_REQUESTS;
 
 /** Starts a process and resolves once `ready` matches its output. */
 function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp) {

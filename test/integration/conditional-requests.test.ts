@@ -5,19 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import { cacheControlFor } from '../../lib/http/cache-control';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
+import { CACHEABLE_REQUESTS } from '../helpers/cacheable-endpoints';
 import { createTestDeps } from '../helpers/deps';
 import { startUpstreams, type Upstreams } from '../upstreams';
 
-const ENDPOINTS = [
-  '/api/gas',
-  '/api/eth-price',
-  '/api/l2-gas',
-  '/api/gas-history?range=1d',
-  '/api/gas-predictions?timeframe=24h',
-  '/api/dashboard',
-  '/api/l2-gas-history?network=base&hours=24',
-  '/openapi.json',
-];
+const ENDPOINTS: readonly string[] = CACHEABLE_REQUESTS;
 
 let clock = Date.now();
 let up: Upstreams;
