@@ -8,6 +8,7 @@ import { HttpProblem, problemFromDomainError, problemResponse } from '../lib/htt
 import type { ApiApp, AppEnv } from './app-env';
 import { registerDashboard } from './dashboard';
 import { registerEthPrice } from './eth-price';
+import { registerForecastAccuracy } from './forecast-accuracy';
 import { registerGas } from './gas';
 import { registerGasHistory } from './gas-history';
 import { registerGasPredictions } from './gas-predictions';
@@ -15,6 +16,7 @@ import { registerL2Gas } from './l2-gas';
 import { registerL2GasHistory } from './l2-gas-history';
 import { registerMcp } from './mcp';
 import { registerOpenApi } from './openapi';
+import { registerWeb } from './web';
 
 /** Creates the app with every endpoint; both hosts call this with their own dependencies. */
 export function createApp(deps: AppDeps): ApiApp {
@@ -47,6 +49,8 @@ export function createApp(deps: AppDeps): ApiApp {
   registerL2GasHistory(app);
   registerGasPredictions(app);
   registerDashboard(app);
+  registerForecastAccuracy(app);
+  registerWeb(app);
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);

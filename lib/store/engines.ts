@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { Pool as NeonPool } from '@neondatabase/serverless';
@@ -13,6 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import * as schema from '../../drizzle/schema';
 import type { Config } from '../config';
+import { findUp } from '../find-up';
 import type { WithDb } from './database';
 import { CONNECT_TIMEOUT_MS, createNeonWithDb } from './neon';
 
@@ -21,13 +21,6 @@ import { CONNECT_TIMEOUT_MS, createNeonWithDb } from './neon';
  * `drizzle/migrations` above this module, which is lib/store/ in the sources and dist-node/ when built.
  */
 export const MIGRATIONS_FOLDER = findUp('drizzle/migrations', dirname(fileURLToPath(import.meta.url)));
-
-function findUp(relative: string, from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, relative))) return join(dir, relative);
-    if (dirname(dir) === dir) return join(from, '../..', relative);
-  }
-}
 
 /** Which engine to open: Neon over WebSocket, node-postgres over TCP, or embedded PGlite. */
 export type EngineSpec =

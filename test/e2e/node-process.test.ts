@@ -53,6 +53,9 @@ describe('npm start as a process', () => {
         const res = await fetch(`http://127.0.0.1:${port}/api/gas`);
         expect(res.status).toBe(200);
         await waitForOutput(child, () => out, /GET \/api\/gas 200 \d+ms/);
+        // The first scheduler tick (snapshot and hourly forecast, with PGlite on the event loop) runs at
+        // start-up; the burst and the signal come after it, so they meet a serving process.
+        await waitForOutput(child, () => out, /info scheduled run/);
         // A burst, then the signal at once: every request's line is written before the process ends.
         const burst = await Promise.all(
           Array.from({ length: 300 }, (_, i) => fetch(`http://127.0.0.1:${port}/api/gas?n=${i}`)),

@@ -10,5 +10,6 @@ export const CACHEABLE_REQUESTS = [
   '/api/gas-predictions?timeframe=24h',
   '/api/dashboard',
   '/api/l2-gas-history?network=base&hours=24',
+  '/api/forecast-accuracy?window=7d',
   '/openapi.json',
 ] as const;

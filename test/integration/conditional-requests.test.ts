@@ -86,7 +86,7 @@ describe('conditional requests on every cacheable endpoint', () => {
       const { res, bytes } = await get(path);
       before.set(path, { etag: res.headers.get('ETag') ?? '', bytes });
     }
-    clock += 10 * 60_000; // past every refresh: new blocks, new prices, a new history window
+    clock += 2 * 3_600_000; // past every refresh and into a new hour: new blocks, prices, history window
     for (const path of ENDPOINTS) {
       const old = before.get(path);
       const { res, bytes } = await get(path, old?.etag);
