@@ -164,7 +164,7 @@ async function main(): Promise<void> {
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   console.log(
-    `\n${CONNECTIONS} connections; per endpoint ${ROUNDS} x ${SLICE_SECONDS} s on the constant app and on the host, alternating\n`,
+    `\n${CONNECTIONS} connections; per endpoint, after one uncounted slice each, ${ROUNDS} x ${SLICE_SECONDS} s on the host and on both references in turn\n`,
   );
   console.log(line(header));
   for (const row of rows) console.log(line(row));

@@ -26,6 +26,8 @@ function waitForOutput(child: ChildProcess, output: () => string, pattern: RegEx
       }
     };
     child.stdout?.on('data', check);
+    // The output may already hold it (lines arrive in batches).
+    check();
     child.once('exit', (code) => reject(new Error(`exited with ${code} before ${pattern}: ${output()}`)));
   });
 }
