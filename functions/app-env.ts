@@ -1,9 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppDeps } from '../lib/deps';
+import type { RenderedJsonCache } from '../lib/http/cached-json';
 
 /**
- * Hono environment of the app: every handler reads its dependencies from `c.var.deps`. It lives apart
- * from `app.ts` so that the endpoint modules `app.ts` mounts need not import `app.ts` back.
+ * Hono environment of the app: every handler reads its dependencies from `c.var.deps`, and `rendered`
+ * holds the app's rendered cacheable answers (cachedJson). It lives apart from `app.ts` so that the
+ * endpoint modules `app.ts` mounts need not import `app.ts` back.
  */
-export type AppEnv = { Variables: { deps: AppDeps } };
+export type AppEnv = { Variables: { deps: AppDeps; rendered: RenderedJsonCache } };
 export type ApiApp = OpenAPIHono<AppEnv>;

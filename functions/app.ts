@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppDeps } from '../lib/deps';
 import { DomainError } from '../lib/errors';
+import { createRenderedJsonCache } from '../lib/http/cached-json';
 import { responseHeaders } from '../lib/http/headers';
 import { invalidQueryProblem } from '../lib/http/params';
 import { HttpProblem, problemFromDomainError, problemResponse } from '../lib/http/problem';
@@ -30,10 +31,12 @@ export function createApp(deps: AppDeps): ApiApp {
     },
   });
 
+  const rendered = createRenderedJsonCache();
   app.use('*', responseHeaders());
-  app.use('*', async (c, next) => {
+  app.use('*', (c, next) => {
     c.set('deps', deps);
-    await next();
+    c.set('rendered', rendered);
+    return next();
   });
 
   // Endpoints: one register call each.

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
 import { DashboardResponseSchema, toDashboardBody } from '../lib/schemas/forecast';
@@ -24,12 +25,13 @@ export function registerDashboard(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const { deps } = c.var;
     const d = await getDashboard(deps);
-    return c.json(
+    return cachedJson(
+      c,
       {
         ...buildEnvelope(d.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
         ...toDashboardBody(d),
       },
-      200,
+      { updatedAt: d.lastUpdated },
     );
   });
 }

@@ -1,5 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { publicCache } from '../lib/http/cache-control';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { EthPriceSchema, toEthPriceBody } from '../lib/schemas/eth-price';
 import { getEthPrice, LAST_GOOD_MAX_AGE_MS, PRICE_DEADLINE_MS } from '../lib/services/eth-price';
@@ -31,13 +32,16 @@ export function registerEthPrice(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const deps = c.var.deps;
     const price = await getEthPrice(deps);
-    if (price.source === 'unavailable') c.header('Cache-Control', publicCache(SOFT_FAIL_CACHE_SECONDS));
-    return c.json(
+    return cachedJson(
+      c,
       {
         ...buildEnvelope(price.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
         ...toEthPriceBody(price),
       },
-      200,
+      {
+        updatedAt: price.updatedAt,
+        cacheControl: price.source === 'unavailable' ? publicCache(SOFT_FAIL_CACHE_SECONDS) : undefined,
+      },
     );
   });
 }

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
@@ -44,12 +45,14 @@ export function registerForecastAccuracy(app: ApiApp): void {
     const { window } = c.req.valid('query');
     const deps = c.var.deps;
     const accuracy = await getForecastAccuracy(deps, window);
-    return c.json(
-      {
-        ...buildEnvelope(accuracy.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
+    return cachedJson(
+      c,
+      () => ({
+        ...buildEnvelope(accuracy.updatedAt, baseUrl),
         ...toForecastAccuracyBody(accuracy),
-      },
-      200,
+      }),
+      { basis: [accuracy, baseUrl], updatedAt: accuracy.updatedAt },
     );
   });
 }

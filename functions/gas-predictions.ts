@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
@@ -35,12 +36,14 @@ export function registerGasPredictions(app: ApiApp): void {
     const { timeframe } = c.req.valid('query');
     const { deps } = c.var;
     const p = await getGasPredictions(deps, timeframe);
-    return c.json(
-      {
-        ...buildEnvelope(p.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
+    return cachedJson(
+      c,
+      () => ({
+        ...buildEnvelope(p.lastUpdated, baseUrl),
         ...toGasPredictionsBody(p),
-      },
-      200,
+      }),
+      { basis: [p, baseUrl], updatedAt: p.lastUpdated },
     );
   });
 }

@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
 import { GasResponseSchema, toGasBody } from '../lib/schemas/current-gas';
@@ -25,7 +26,10 @@ export function registerGas(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const { deps } = c.var;
     const reading = await getCurrentGas(deps);
-    const envelope = buildEnvelope(reading.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url));
-    return c.json({ ...envelope, ...toGasBody(reading) }, 200);
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
+    return cachedJson(c, () => ({ ...buildEnvelope(reading.updatedAt, baseUrl), ...toGasBody(reading) }), {
+      basis: [reading, baseUrl],
+      updatedAt: reading.updatedAt,
+    });
   });
 }

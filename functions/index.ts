@@ -3,6 +3,7 @@ import { type Config, parseConfig } from '../lib/config';
 import type { AppDeps } from '../lib/deps';
 import { createCoalescingCache } from '../lib/http/cache';
 import { sharedMaxAge } from '../lib/http/cache-control';
+import { etagMatches } from '../lib/http/cached-json';
 import { createLogger } from '../lib/log';
 import { createLastGoodStore } from '../lib/store/create-last-good';
 import { createNeonWithDb } from '../lib/store/neon';
@@ -59,7 +60,18 @@ async function handleFetch(request: Request, env: Env, ctx: ExecutionContext): P
   const edge = (caches as unknown as { default: Cache }).default;
   const hit = await edge.match(request);
   if (hit) {
-    const res = new Response(hit.body, hit);
+    // The Cache API may answer a matching If-None-Match itself (304); else the tag is checked here.
+    const ifNoneMatch = request.headers.get('If-None-Match');
+    const etag = hit.headers.get('ETag');
+    const notModified =
+      hit.status === 304 || (ifNoneMatch !== null && etag !== null && etagMatches(ifNoneMatch, etag));
+    const res = notModified
+      ? new Response(null, { status: 304, headers: hit.headers })
+      : new Response(hit.body, hit);
+    if (notModified) {
+      res.headers.delete('Content-Type');
+      res.headers.delete('Content-Length');
+    }
     res.headers.set('X-Edge-Cache', 'HIT');
     return res;
   }

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
@@ -38,12 +39,14 @@ export function registerL2GasHistory(app: ApiApp): void {
     const query = c.req.valid('query');
     const deps = c.var.deps;
     const history = await getL2GasHistory(deps, query.network, Number(query.hours));
-    return c.json(
-      {
-        ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
+    return cachedJson(
+      c,
+      () => ({
+        ...buildEnvelope(history.updatedAt, baseUrl),
         ...toL2GasHistoryBody(history),
-      },
-      200,
+      }),
+      { basis: [history, baseUrl], updatedAt: history.updatedAt },
     );
   });
 }

@@ -1,5 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { publicCache } from '../lib/http/cache-control';
+import { cachedJson } from '../lib/http/cached-json';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { L2GasResponseSchema, toL2GasBody } from '../lib/schemas/l2-gas';
 import { getL2Gas, L2_GAS_DEGRADED_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from '../lib/services/l2-gas';
@@ -34,13 +35,18 @@ export function registerL2Gas(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const deps = c.var.deps;
     const result = await getL2Gas(deps);
-    if (result.degraded) c.header('Cache-Control', publicCache(L2_GAS_DEGRADED_TTL_MS / 1000));
-    return c.json(
-      {
-        ...buildEnvelope(result.fetchedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
+    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
+    return cachedJson(
+      c,
+      () => ({
+        ...buildEnvelope(result.fetchedAt, baseUrl),
         ...toL2GasBody(result),
+      }),
+      {
+        basis: [result, baseUrl],
+        updatedAt: result.fetchedAt,
+        cacheControl: result.degraded ? publicCache(L2_GAS_DEGRADED_TTL_MS / 1000) : undefined,
       },
-      200,
     );
   });
 }

@@ -1,7 +1,12 @@
+import { cachedJson } from '../lib/http/cached-json';
 import { publicBaseUrl, SERVICE_NAME } from '../lib/http/envelope';
 import type { ApiApp } from './app-env';
 
-/** Serves /openapi.json, generated from the registered routes (OpenAPI 3.0, SPEC.md decision 14). */
+/**
+ * Serves /openapi.json, generated from the registered routes (OpenAPI 3.0, SPEC.md decision 14) once
+ * per process: generating it takes milliseconds of CPU, so it is kept (for the last base address seen;
+ * only a Worker without PUBLIC_BASE_URL sees more than one) and served as the same bytes every time.
+ */
 export function registerOpenApi(app: ApiApp): void {
   app.openAPIRegistry.registerPath({
     method: 'get',
@@ -14,7 +19,8 @@ export function registerOpenApi(app: ApiApp): void {
       },
     },
   });
-  app.doc('/openapi.json', (c) => ({
+  let built: { baseUrl: string; doc: object } | undefined;
+  const documentFor = (baseUrl: string) => ({
     openapi: '3.0.3',
     info: {
       title: SERVICE_NAME,
@@ -25,6 +31,11 @@ export function registerOpenApi(app: ApiApp): void {
         'forecast with a send-now-or-wait decision. No key, no signup; every response allows any origin.',
       license: { name: 'CC BY 4.0', url: 'https://creativecommons.org/licenses/by/4.0/' },
     },
-    servers: [{ url: publicBaseUrl(c.var.deps.config.publicBaseUrl, c.req.url) }],
-  }));
+    servers: [{ url: baseUrl }],
+  });
+  app.get('/openapi.json', (c) => {
+    const baseUrl = publicBaseUrl(c.var.deps.config.publicBaseUrl, c.req.url);
+    if (built?.baseUrl !== baseUrl) built = { baseUrl, doc: app.getOpenAPIDocument(documentFor(baseUrl)) };
+    return cachedJson(c, built.doc, { basis: [built.doc] });
+  });
 }

@@ -16,6 +16,25 @@ const CORS_EXPOSE_HEADERS = [...Object.keys(INFO_HEADERS), 'Retry-After', 'Allow
   ', ',
 );
 
+/** Marks responses built with every header already in place (cached JSON); the middleware leaves them alone. */
+const STAMPED = Symbol('stamped');
+
+/** Marks a response as carrying its final headers, so serving it never copies or re-stamps them. */
+export function markStamped<R extends Response>(res: R): R {
+  (res as R & { [STAMPED]?: true })[STAMPED] = true;
+  return res;
+}
+
+/** A plain header record with CORS, the informational headers and `extra`: built once, served as is. */
+export function responseHeaderRecord(extra: Record<string, string>): Readonly<Record<string, string>> {
+  return Object.freeze({
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Expose-Headers': CORS_EXPOSE_HEADERS,
+    ...INFO_HEADERS,
+    ...extra,
+  });
+}
+
 /** Stamps every response, errors and 404s included, with CORS, the informational headers and Cache-Control. */
 export function applyResponseHeaders(headers: Headers, method: string, path: string, status: number): void {
   headers.set('Access-Control-Allow-Origin', '*');
@@ -43,6 +62,7 @@ export function responseHeaders(): MiddlewareHandler {
       return res;
     }
     await next();
+    if ((c.res as Response & { [STAMPED]?: true })[STAMPED]) return;
     // A response built elsewhere may have immutable headers; copy it once so they can be stamped.
     let res = c.res;
     try {

@@ -1,11 +1,15 @@
 import { ConfigError } from '../config';
 import { createLogger } from '../log';
 import { describeDbError } from '../store/database';
+import { createBufferedOutput } from './buffered-output';
 import { startNodeHost } from './host';
 
 /** Entry point of `npm start`: serve until SIGINT/SIGTERM, then shut down cleanly. */
 async function main(): Promise<void> {
-  const log = createLogger();
+  // One line per request, written in batches; whatever is pending is written before the process ends.
+  const output = createBufferedOutput((chunk) => process.stdout.write(chunk));
+  process.on('exit', () => output.flush());
+  const log = createLogger(output.write);
   const host = await startNodeHost(process.env, { log });
   let closing = false;
   const shutdown = (signal: string) => {

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { findUp } from '../find-up';
 import {
   CONTENT_TYPES,
   pageFile,
@@ -21,7 +22,8 @@ interface LoadedFile {
   gzip?: { body: Uint8Array; etag: string };
 }
 
-const PUBLIC_DIR = fileURLToPath(new URL('../web/public/', import.meta.url).href);
+// lib/web/public/ from lib/node/ in the sources and from dist-node/ in the bundle `npm start` runs.
+const PUBLIC_DIR = findUp('lib/web/public', dirname(fileURLToPath(import.meta.url)));
 
 /** The renderer's folder in node_modules; the Worker gets copies of the same files (scripts/copy-web-vendor.ts). */
 export function rendererDir(): string {

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { Pool as NeonPool } from '@neondatabase/serverless';
@@ -11,11 +12,15 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import * as schema from '../../drizzle/schema';
 import type { Config } from '../config';
+import { findUp } from '../find-up';
 import type { WithDb } from './database';
 import { CONNECT_TIMEOUT_MS, createNeonWithDb } from './neon';
 
-/** The generated SQL migrations (drizzle-kit), applied in order by drizzle's migrators. */
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle/migrations', import.meta.url).href);
+/**
+ * The generated SQL migrations (drizzle-kit), applied in order by drizzle's migrators: the nearest
+ * `drizzle/migrations` above this module, which is lib/store/ in the sources and dist-node/ when built.
+ */
+export const MIGRATIONS_FOLDER = findUp('drizzle/migrations', dirname(fileURLToPath(import.meta.url)));
 
 /** Which engine to open: Neon over WebSocket, node-postgres over TCP, or embedded PGlite. */
 export type EngineSpec =
@@ -79,9 +84,23 @@ function openPg(url: string, connectTimeoutMs: number): DatabaseEngine {
   };
 }
 
+/**
+ * PGlite's Postgres settings for a one-process history store. Postgres's defaults size shared memory
+ * for a server of 100 connections with 128 MB of buffers, all of it inside the WebAssembly memory of
+ * this process; the history tables are a few tens of MB, read once per refresh, and the file system
+ * caches them anyway.
+ */
+export const PGLITE_SETTINGS = [
+  'shared_buffers=8MB',
+  'wal_buffers=256kB',
+  'max_connections=4',
+  'work_mem=2MB',
+];
+
 async function openPglite(dataDir: string | undefined): Promise<DatabaseEngine> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
-  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
+  const client = new PGlite(dataDir, { startParams });
   const db = drizzlePglite({ client, schema });
   return {
     kind: 'pglite',

@@ -1,0 +1,213 @@
+// `npm run bench -- throughput [--only PATH] [--soak [MINUTES]]`: the Node host as a self-hoster runs it (`npm start`,
+// embedded PGlite holding 35 days of history, the local simulators as upstreams) against a
+// constant-JSON Hono app on the same Node (serving the same bytes per path), both driven by autocannon with 100 connections, endpoint by
+// endpoint, side by side. Prints req/s, p50/p99, the ratio to the constant app, 304 throughput, non-2xx
+// and errors, upstream requests, peak RSS of the server and of the `npm start` tree, and time to ready.
+// `--soak` then keeps a steady load for MINUTES (default 10) and prints RSS every 30 s.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { CACHEABLE_REQUESTS } from '../test/helpers/cacheable-endpoints';
+import { startUpstreams, type Upstreams } from '../test/upstreams';
+import { CONNECTIONS, ROUNDS, row, SLICE_SECONDS, sideBySide } from './load-side-by-side';
+import { mib, processTree, rssOf, watchTreeRss } from './process-tree';
+import { seedHistory } from './seed-history';
+
+const ENDPOINTS: readonly string[] = CACHEABLE_REQUESTS;
+
+/** Starts a process and resolves once `ready` matches its output. */
+function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp) {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const collect = (chunk: Buffer) => {
+    // Keep only the tail: the host logs one line per request.
+    out = (out + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const started = new Promise<RegExpMatchArray>((resolve, reject) => {
+    const check = () => {
+      const match = out.match(ready);
+      if (match) resolve(match);
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${out}`)));
+  });
+  return { child, started, output: () => out };
+}
+
+async function firstOk(url: string): Promise<void> {
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const upstreamTotal = (up: Upstreams) => up.all.reduce((sum, sim) => sum + sim.requests.total, 0);
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function main(): Promise<void> {
+  const onlyAt = process.argv.indexOf('--only');
+  const only = onlyAt < 0 ? undefined : process.argv[onlyAt + 1];
+  const soakAt = process.argv.indexOf('--soak');
+  const soakMinutes = soakAt < 0 ? 0 : Number(process.argv[soakAt + 1] ?? 10) || 10;
+  const up = await startUpstreams();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gas-bench-throughput-'));
+  const seeded = await seedHistory(dataDir, Date.now());
+  console.log(`PGlite in ${dataDir}: ${seeded.mainnet} mainnet and ${seeded.l2} L2 snapshots (35 / 8 days)`);
+
+  const port = 18_000 + Math.floor(Math.random() * 2000);
+  const started = performance.now();
+  const env = { ...process.env, ...up.env, PORT: String(port), DATA_DIR: dataDir };
+  const host = startProcess('npm', ['start', '--silent'], env, /info listening/);
+  const tree = watchTreeRss(host.child.pid as number);
+  const base = `http://127.0.0.1:${port}`;
+  const listeningMs = host.started.then(() => performance.now() - started);
+  await firstOk(`${base}/api/gas`);
+  const readyMs = performance.now() - started;
+  const built = /built dist-node/.test(host.output()) ? ' (the bundle was rebuilt first)' : '';
+  const procs = processTree(host.child.pid as number);
+  // The server is the deepest process running the entry point (npm, sh and loaders sit above it).
+  const server =
+    procs.filter((p) => /main\.(ts|m?js)\b/.test(p.cmd)).at(-1) ?? (procs.at(-1) as (typeof procs)[0]);
+  console.log(
+    `npm start -> listening: ${(await listeningMs).toFixed(0)} ms, first 200 on /api/gas: ${readyMs.toFixed(0)} ms${built}`,
+  );
+  console.log(`npm start tree: ${procs.map((p) => `${p.pid} ${p.cmd.slice(0, 60)}`).join(' | ')}`);
+  console.log(`server RSS when ready: ${mib(rssOf(server.pid))}, tree ${mib(tree.sample())}`);
+
+  // The reference serves, per path, the very bytes the host serves there.
+  // The reference serves, per path, the very bytes (and, in one form, the headers) the host serves there.
+  const pages: Record<
+    string,
+    { body: string; headers: Record<string, string>; notModified: Record<string, string> }
+  > = {};
+  for (const path of ENDPOINTS) {
+    await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
+    const res = await fetch(`${base}${path}`);
+    const headers = Object.fromEntries(
+      [...res.headers].filter(
+        ([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name),
+      ),
+    );
+    const notModified = Object.fromEntries(
+      Object.entries(headers).filter(([name]) => name !== 'content-type'),
+    );
+    pages[path.split('?')[0] as string] = { body: await res.text(), headers, notModified };
+  }
+  const bodiesFile = join(dataDir, 'constant-pages.json');
+  writeFileSync(bodiesFile, JSON.stringify(pages));
+  const constant = startProcess(
+    process.execPath,
+    ['bench/constant-app.mjs', bodiesFile],
+    process.env,
+    /ready (\d+)/,
+  );
+  const constantBase = `http://127.0.0.1:${(await constant.started)[1]}`;
+  const upstreamBefore = upstreamTotal(up);
+  const loadStarted = performance.now();
+  const rows: string[][] = [];
+  let bad = 0;
+  const targets = (path: string) => ({
+    host: { url: `${base}${path}`, pid: server.pid },
+    same: { url: `${constantBase}${path}`, pid: constant.child.pid as number },
+    bare: { url: `${constantBase}/bare${path}`, pid: constant.child.pid as number },
+  });
+  for (const path of ENDPOINTS.filter((p) => !only || p === only)) {
+    const figures = await sideBySide(targets(path));
+    const got = figures.host;
+    bad += got.non2xx + got.errors + figures.same.non2xx + figures.bare.non2xx;
+    if (got.non2xx > 0) console.log(`${path}: status codes ${JSON.stringify(got.codes)}`);
+    rows.push(row(path, figures, `${got.non2xx}/${got.errors}`));
+  }
+  for (const path of only ? [] : ['/api/dashboard', '/openapi.json']) {
+    const etag = (await fetch(`${base}${path}`)).headers.get('etag') ?? '';
+    const figures = await sideBySide(targets(path), { 'If-None-Match': etag });
+    const got = figures.host;
+    const other = got.non2xx - (got.codes['304'] ?? 0);
+    bad += other + got.errors;
+    rows.push(row(`${path} (304)`, figures, `${other} non-304/${got.errors}`));
+  }
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  const upstream = upstreamTotal(up) - upstreamBefore;
+
+  const header = [
+    'endpoint',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/req',
+    'same-headers constant: req/s',
+    'CPU µs/req',
+    'ratio req/s',
+    'ratio CPU',
+    'bare constant: req/s',
+    'CPU µs/req',
+    'ratio req/s',
+    'ratio CPU',
+    'non-2xx/errors',
+  ];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  console.log(
+    `\n${CONNECTIONS} connections; per endpoint, after one uncounted slice each, ${ROUNDS} x ${SLICE_SECONDS} s on the host and on both references in turn\n`,
+  );
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+  console.log(`\nnon-2xx (other than the 304s asked for) and errors over every run: ${bad}`);
+  console.log(
+    `upstream requests during ${loadSeconds.toFixed(0)} s of load: ${upstream} ` +
+      `(${(upstream / (loadSeconds / 30)).toFixed(1)} per 30 s, the snapshot job's reads included)`,
+  );
+  console.log(`peak RSS: server ${mib(rssOf(server.pid, 'VmHWM'))}, npm start tree ${mib(tree.peak())}`);
+
+  if (soakMinutes > 0) await soak(base, server.pid, tree, soakMinutes);
+
+  tree.stop();
+  await stopProcess(host.child);
+  await stopProcess(constant.child);
+  await up.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** A steady mixed load for `minutes`, printing the server's and the tree's RSS every 30 s. */
+async function soak(base: string, pid: number, tree: ReturnType<typeof watchTreeRss>, minutes: number) {
+  console.log(`\nsoak: ${minutes} min, every endpoint in turn, 20 connections at 2,000 req/s`);
+  const run = autocannon({
+    url: base,
+    connections: 20,
+    overallRate: 2000,
+    duration: minutes * 60,
+    requests: ENDPOINTS.map((path) => ({ method: 'GET', path })),
+  });
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const s = Math.round((Date.now() - started) / 1000);
+    console.log(`  ${String(s).padStart(4)} s  server ${mib(rssOf(pid))}  tree ${mib(tree.sample())}`);
+  }, 30_000);
+  const result = await run;
+  clearInterval(timer);
+  console.log(
+    `soak: ${result.requests.total} requests, non-2xx ${result.non2xx}, errors ${result.errors + result.timeouts}, ` +
+      `peak server ${mib(rssOf(pid, 'VmHWM'))}`,
+  );
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,131 @@
+import type { Context, TypedResponse } from 'hono';
+import { cacheControlFor } from './cache-control';
+import { markStamped, responseHeaderRecord } from './headers';
+
+/** One rendered 200: the body it was built from, its bytes and every header it is served with. */
+interface RenderedJson {
+  source: unknown;
+  bytes: Uint8Array;
+  etag: string;
+  headers: Readonly<Record<string, string>>;
+  notModifiedHeaders: Readonly<Record<string, string>>;
+  /** The values the body was last built from (see cachedJson's `basis`). */
+  basis?: readonly unknown[];
+}
+
+/** Rendered answers of one app, one per path and validated query (a bounded set: every query is an enum). */
+export type RenderedJsonCache = Map<string, RenderedJson>;
+
+export function createRenderedJsonCache(): RenderedJsonCache {
+  return new Map();
+}
+
+/** Options of a cacheable JSON answer: the time of its data and, when it differs from the path's, its lifetime. */
+export interface CachedJsonOptions {
+  updatedAt?: Date | number | string;
+  cacheControl?: string;
+  basis?: readonly unknown[];
+}
+
+/**
+ * Answers a cacheable GET with `body` as JSON, rendered once per distinct body: while the services
+ * hand back the same data (they cache it per refresh), every request gets the same bytes and headers
+ * without serialising again. Carries a strong ETag, Last-Modified (the data's time) and the path's
+ * Cache-Control; a matching If-None-Match gets a 304 with the same headers and no body (SPEC ext 21).
+ *
+ * `body` may be a function: with `basis` (the values the body is made from, such as the service's
+ * cached reading and the base address), it is not even built while those values are the same ones.
+ */
+export async function cachedJson<T, E extends { Variables: { rendered: RenderedJsonCache } }>(
+  // biome-ignore lint/suspicious/noExplicitAny: any route path and input
+  c: Context<E, any, any>,
+  body: T | (() => T),
+  options: CachedJsonOptions = {},
+): Promise<Response & TypedResponse<T, 200, 'json'>> {
+  const key = cacheKeyOf(c);
+  const cache = c.get('rendered');
+  const cacheControl = options.cacheControl ?? cacheControlFor(c.req.path) ?? 'no-store';
+  let entry = cache.get(key);
+  const fresh = entry?.headers['Cache-Control'] === cacheControl;
+  if (!entry || !fresh || !options.basis || !sameBasis(entry.basis, options.basis)) {
+    const value = typeof body === 'function' ? (body as () => T)() : body;
+    if (!entry || !fresh || !sameJson(entry.source, value)) {
+      entry = await render(value, cacheControl, options.updatedAt);
+    }
+    entry.basis = options.basis;
+    cache.set(key, entry);
+  }
+  const ifNoneMatch = c.req.header('If-None-Match');
+  const notModified = ifNoneMatch !== undefined && etagMatches(ifNoneMatch, entry.etag);
+  const res = notModified
+    ? new Response(null, { status: 304, headers: entry.notModifiedHeaders })
+    : new Response(entry.bytes, { status: 200, headers: entry.headers });
+  return markStamped(res) as Response & TypedResponse<T, 200, 'json'>;
+}
+
+function sameBasis(a: readonly unknown[] | undefined, b: readonly unknown[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
+/** The path and the validated query: invalid queries never get here, and unknown parameters are dropped. */
+function cacheKeyOf(c: Context): string {
+  const query = c.req.valid('query' as never) as Record<string, string> | undefined;
+  return query ? `${c.req.path}?${new URLSearchParams(query)}` : c.req.path;
+}
+
+async function render(
+  source: unknown,
+  cacheControl: string,
+  updatedAt: CachedJsonOptions['updatedAt'],
+): Promise<RenderedJson> {
+  const bytes = new TextEncoder().encode(JSON.stringify(source));
+  const etag = await strongEtag(bytes);
+  const caching: Record<string, string> = { 'Cache-Control': cacheControl, ETag: etag };
+  if (updatedAt !== undefined) caching['Last-Modified'] = new Date(updatedAt).toUTCString();
+  return {
+    source,
+    bytes,
+    etag,
+    headers: responseHeaderRecord({ 'Content-Type': 'application/json', ...caching }),
+    notModifiedHeaders: responseHeaderRecord(caching),
+  };
+}
+
+/** A strong validator: the first 128 bits of the body's SHA-256, so equal bytes give equal tags on any host. */
+export async function strongEtag(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as BufferSource));
+  const b64 = btoa(String.fromCharCode(...digest.subarray(0, 16)));
+  return `"${b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}"`;
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 13.1.2): `W/` is ignored, `*` matches any current tag. */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * Whether two bodies serialise to the same JSON. Shared sub-objects (the services' cached values)
+ * compare by identity at once; anything that is not a plain object or array compares as different
+ * unless identical, so a doubt only costs one more rendering.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype) return false;
+  if (Object.getPrototypeOf(b) !== Object.prototype) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  for (let i = 0; i < keysA.length; i++) {
+    const k = keysA[i] as string;
+    if (k !== keysB[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+      return false;
+  }
+  return true;
+}

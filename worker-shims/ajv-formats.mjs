@@ -1,0 +1,2 @@
+// `ajv-formats` in the Worker bundle (see unsupported.mjs).
+export { addFormats as default } from './unsupported.mjs';
