@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { HttpProblem } from '../http/problem';
-import { readLastGood, writeLastGood } from '../store/last-good';
+import { readThrough, type SharedKind } from '../store/shared-read';
 import { readEtherscanGas } from '../upstream/etherscan';
 import { getMainnetBestBlock, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
 
@@ -10,7 +10,7 @@ const EXPLORER_MAX_LAG_BLOCKS = 5;
 
 /**
  * The current mainnet reading every consumer (REST, dashboard, snapshot job, MCP) uses. Also what the
- * shared last-good store holds, so it is validated when read back.
+ * shared read-through entry holds, so it is validated when read back.
  */
 const CurrentGasReadingSchema = z.object({
   low: z.number().positive().finite(),
@@ -25,9 +25,8 @@ const CurrentGasReadingSchema = z.object({
 });
 export type CurrentGasReading = z.infer<typeof CurrentGasReadingSchema>;
 
-export const CURRENT_GAS_CACHE_KEY = 'current-gas';
 export const CURRENT_GAS_TTL_MS = 30_000;
-/** The shared last-good key; every instance reads and writes it. */
+/** The shared entry's key; every instance reads it, and one at a time refreshes it. */
 export const CURRENT_GAS_LAST_GOOD_KEY = 'current-gas:mainnet';
 /** A last good reading older than this is not served (SPEC.md decision 7). */
 export const MAX_STALE_MS = 5 * 60_000;
@@ -35,38 +34,29 @@ export const MAX_STALE_MS = 5 * 60_000;
 export const RETRY_AFTER_SECONDS = 30;
 export const STALE_PREFIX = 'stale:';
 
-type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'cache' | 'lastGood'>;
+type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGood'>;
 
-/**
- * Returns the current mainnet tiers, at most one upstream read per 30 s per process however many
- * callers ask (coalescing cache). Throws a 503 HttpProblem when no upstream answers and no reading of
- * the last 5 minutes exists.
- */
-export async function getCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
-  const reading = await deps.cache.get(CURRENT_GAS_CACHE_KEY, CURRENT_GAS_TTL_MS, () => readCurrentGas(deps));
-  // A cached stale reading must not outlive the 5-minute promise while it sits in the cache.
-  if (reading.source.startsWith(STALE_PREFIX) && deps.now() - Date.parse(reading.updatedAt) > MAX_STALE_MS) {
-    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
-    return deps.cache.get(CURRENT_GAS_CACHE_KEY, CURRENT_GAS_TTL_MS, () => readCurrentGas(deps));
-  }
-  return reading;
+/** Thrown by the live read when neither the RPC providers nor the explorer answered. */
+class MainnetGasUnavailable extends Error {
+  override name = 'MainnetGasUnavailable';
 }
 
 /**
- * Reads the tiers without the cache: RPC providers (hedged failover), then Etherscan, then the last
- * good reading if at most 5 minutes old. A live reading is stored as the new last good one.
+ * Returns the current mainnet tiers through the shared read-through entry (lib/store/shared-read.ts):
+ * at most one upstream read per 30 s for the whole fleet while Redis is up, one per instance when it
+ * is not. When the last refresh failed, the last good reading (at most 5 minutes old) is served as
+ * `stale:<label>`; with none, a 503 HttpProblem. `notBefore` asks for a reading taken since then.
  */
-export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
-  const live = await readLive(deps);
-  if (live) {
-    await writeLastGood(deps, CURRENT_GAS_LAST_GOOD_KEY, live, Date.parse(live.updatedAt));
-    return live;
-  }
-  // Only live readings are stored, so the stored source never carries the stale prefix already.
-  const stored = await readLastGood(deps, CURRENT_GAS_LAST_GOOD_KEY, CurrentGasReadingSchema);
-  if (stored && deps.now() - stored.storedAt <= MAX_STALE_MS) {
-    deps.log.warn('serving last good mainnet gas', { ageMs: deps.now() - stored.storedAt });
-    return { ...stored.value, source: `${STALE_PREFIX}${stored.value.source}` };
+export async function getCurrentGas(
+  deps: GasDeps,
+  options: { notBefore?: number } = {},
+): Promise<CurrentGasReading> {
+  const shared = await readThrough(deps, mainnetGasKind(deps), options);
+  const age = shared.readAt === null ? Number.POSITIVE_INFINITY : deps.now() - shared.readAt;
+  if (shared.value && age < CURRENT_GAS_TTL_MS && !shared.failure) return shared.value;
+  if (shared.value && age <= MAX_STALE_MS) {
+    if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
+    return { ...shared.value, source: `${STALE_PREFIX}${shared.value.source}` };
   }
   throw new HttpProblem(
     503,
@@ -74,6 +64,20 @@ export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> 
     'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
     { retryAfterSeconds: RETRY_AFTER_SECONDS },
   );
+}
+
+/** Mainnet gas as a shared data kind: RPC providers (hedged failover), then Etherscan. */
+function mainnetGasKind(deps: GasDeps): SharedKind<CurrentGasReading> {
+  return {
+    key: CURRENT_GAS_LAST_GOOD_KEY,
+    schema: CurrentGasReadingSchema,
+    freshMs: CURRENT_GAS_TTL_MS,
+    async read() {
+      const live = await readLive(deps);
+      if (!live) throw new MainnetGasUnavailable('no mainnet gas upstream answered');
+      return { value: live, readAt: Date.parse(live.updatedAt) };
+    },
+  };
 }
 
 /** The first live reading: RPC providers, else the explorer; null when both fail. */

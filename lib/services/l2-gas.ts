@@ -5,7 +5,7 @@ import { L2_NETWORKS, type L2Network } from '../l2/networks';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
-import { readLastGood, writeLastGood } from '../store/last-good';
+import { readThrough, type SharedKind } from '../store/shared-read';
 import { readL2Network } from '../upstream/l2-gas-price';
 import { RpcPoolError } from '../upstream/rpc-errors';
 import { getTokenPrice } from './eth-price';
@@ -43,14 +43,13 @@ export interface L2GasResult {
   degraded: boolean;
 }
 
-// Validated on every read: the store is shared and may hold anything.
+// What a network's shared entry holds; validated on every read: the store is shared and may hold anything.
 const StoredReadingSchema = z.object({
   gasPriceWei: z.string().regex(/^\d+$/),
   l1FeeWei: z.string().regex(/^\d+$/).nullable(),
   readAt: z.number().int().positive(),
 });
-
-const storeKey = (id: L2NetworkId) => `l2-gas:${id}`;
+type StoredReading = z.infer<typeof StoredReadingSchema>;
 
 /**
  * Returns the four L2 networks (SPEC.md 2.10), cached 60 s per process with concurrent callers
@@ -58,10 +57,15 @@ const storeKey = (id: L2NetworkId) => `l2-gas:${id}`;
  * whose providers all fail is served from its last good reading (at most 5 minutes old) or with null
  * numbers, and a missing price leaves the USD fields null while the gwei figures stay.
  */
-export async function getL2Gas(deps: AppDeps): Promise<L2GasResult> {
+export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = {}): Promise<L2GasResult> {
   const previous = deps.cache.peek<L2GasResult>(L2_GAS_CACHE_KEY);
-  const ttl = previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS;
-  return deps.cache.get(L2_GAS_CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS));
+  // The answer lives no longer than its oldest network reading stays fresh, nor than 15 s when degraded.
+  const oldest = previous ? Math.min(...previous.value.snapshots.map((s) => s.fetchedAt ?? 0)) : 0;
+  const freshFor = previous ? oldest + L2_GAS_TTL_MS - previous.storedAt : L2_GAS_TTL_MS;
+  const ttl = Math.min(previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS, freshFor);
+  if (options.notBefore !== undefined && previous && oldest < options.notBefore)
+    deps.cache.delete(L2_GAS_CACHE_KEY);
+  return deps.cache.get(L2_GAS_CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS, options));
 }
 
 /** One row for the L2 history table, without its slot (the snapshot job assigns that). */
@@ -89,10 +93,14 @@ export function selectL2SnapshotRows(result: L2GasResult): L2SnapshotRow[] {
   return rows;
 }
 
-async function loadL2Gas(deps: AppDeps, networks: readonly L2Network[]): Promise<L2GasResult> {
+async function loadL2Gas(
+  deps: AppDeps,
+  networks: readonly L2Network[],
+  options: { notBefore?: number },
+): Promise<L2GasResult> {
   const [prices, ...facts] = await Promise.all([
     readPrices(deps, networks),
-    ...networks.map((network) => readFacts(deps, network)),
+    ...networks.map((network) => readFacts(deps, network, options)),
   ]);
   const now = deps.now();
   const presented = networks.map((network, i) =>
@@ -117,32 +125,51 @@ async function readPrices(deps: AppDeps, networks: readonly L2Network[]): Promis
   return { ETH: eth.usd, POL: pol?.usd ?? null };
 }
 
-/** Reads one network live, else its last good reading, else nothing; never throws. */
-async function readFacts(deps: AppDeps, network: L2Network): Promise<NetworkFacts> {
-  try {
-    const live = await readL2Network(deps, network);
-    const stored = {
-      gasPriceWei: live.gasPriceWei.toString(),
-      l1FeeWei: live.l1FeeWei?.toString() ?? null,
-      readAt: live.readAt,
-    };
-    await writeLastGood(deps, storeKey(network.id), stored, live.readAt);
-    return { status: 'live', gasPriceWei: live.gasPriceWei, l1FeeWei: live.l1FeeWei, readAt: live.readAt };
-  } catch (error) {
-    // Only labels and failure kinds are logged: other error texts may embed a provider URL and its key.
-    const failures = error instanceof RpcPoolError ? error.failures : [{ kind: 'unexpected' }];
-    deps.log.warn('l2 network unavailable live', { network: network.id, failures });
+/** A network as a shared data kind: its gas price (and OP Stack L1 fee) from its providers. */
+function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReading> {
+  return {
+    key: `l2-gas:${network.id}`,
+    schema: StoredReadingSchema,
+    freshMs: L2_GAS_TTL_MS,
+    // An OP Stack reading without its L1 fee is retried as soon as a degraded answer is.
+    freshMsOf: (v) => (network.hasL1DataFee && v.l1FeeWei === null ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS),
+    async read() {
+      try {
+        const live = await readL2Network(deps, network);
+        const value = {
+          gasPriceWei: live.gasPriceWei.toString(),
+          l1FeeWei: live.l1FeeWei?.toString() ?? null,
+          readAt: live.readAt,
+        };
+        return { value, readAt: live.readAt };
+      } catch (error) {
+        // Only labels and failure kinds are logged: other error texts may embed a provider URL and its key.
+        const failures = error instanceof RpcPoolError ? error.failures : [{ kind: 'unexpected' }];
+        deps.log.warn('l2 network unavailable live', { network: network.id, failures });
+        throw error;
+      }
+    },
+  };
+}
+
+/** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */
+async function readFacts(
+  deps: AppDeps,
+  network: L2Network,
+  options: { notBefore?: number },
+): Promise<NetworkFacts> {
+  const shared = await readThrough(deps, networkKind(deps, network), options);
+  const reading = shared.value;
+  const age = reading ? deps.now() - reading.readAt : Number.POSITIVE_INFINITY;
+  if (!reading || age > L2_LAST_GOOD_MAX_AGE_MS) {
+    return { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null };
   }
-  const lastGood = (await readLastGood(deps, storeKey(network.id), StoredReadingSchema))?.value;
-  if (lastGood && deps.now() - lastGood.readAt <= L2_LAST_GOOD_MAX_AGE_MS) {
-    return {
-      status: 'last-good',
-      gasPriceWei: BigInt(lastGood.gasPriceWei),
-      l1FeeWei: lastGood.l1FeeWei === null ? null : BigInt(lastGood.l1FeeWei),
-      readAt: lastGood.readAt,
-    };
-  }
-  return { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null };
+  return {
+    status: age < L2_GAS_TTL_MS ? 'live' : 'last-good',
+    gasPriceWei: BigInt(reading.gasPriceWei),
+    l1FeeWei: reading.l1FeeWei === null ? null : BigInt(reading.l1FeeWei),
+    readAt: reading.readAt,
+  };
 }
 
 function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {
