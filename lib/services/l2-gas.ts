@@ -5,7 +5,7 @@ import { L2_NETWORKS, type L2Network } from '../l2/networks';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
-import { readThrough, type SharedKind } from '../store/shared-read';
+import { REFRESH_LEAD, readThrough, type SharedKind } from '../store/shared-read';
 import { readL2Network } from '../upstream/l2-gas-price';
 import { RpcPoolError } from '../upstream/rpc-errors';
 import { getTokenPrice } from './eth-price';
@@ -59,9 +59,11 @@ type StoredReading = z.infer<typeof StoredReadingSchema>;
  */
 export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = {}): Promise<L2GasResult> {
   const previous = deps.cache.peek<L2GasResult>(L2_GAS_CACHE_KEY);
-  // The answer lives no longer than its oldest network reading stays fresh, nor than 15 s when degraded.
+  // The answer is assembled again once its oldest network reading is due for its shared refresh (so
+  // the fleet refreshes while the entry is still fresh), and after 15 s when degraded.
   const oldest = previous ? Math.min(...previous.value.snapshots.map((s) => s.fetchedAt ?? 0)) : 0;
-  const freshFor = previous ? oldest + L2_GAS_TTL_MS - previous.storedAt : L2_GAS_TTL_MS;
+  const refreshAt = oldest + L2_GAS_TTL_MS * (1 - REFRESH_LEAD);
+  const freshFor = previous ? refreshAt - previous.storedAt : L2_GAS_TTL_MS;
   const ttl = Math.min(previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS, freshFor);
   if (options.notBefore !== undefined && previous && oldest < options.notBefore)
     deps.cache.delete(L2_GAS_CACHE_KEY);

@@ -14,10 +14,13 @@ export interface LastGoodStore {
    * `releaseLease` when given.
    */
   set(key: string, value: unknown, keepMs: number, releaseLease?: string): Promise<void>;
-  /** Takes the lease `key` for `ms` (SET NX PX); true when this caller now holds it. */
-  lease(key: string, ms: number): Promise<boolean>;
-  /** `get(key)` and `lease(leaseKey, ms)` in one round trip (a pipeline on Redis). */
-  getAndLease(key: string, leaseKey: string, ms: number): Promise<[unknown, boolean]>;
+  /**
+   * Takes the lease `key` for `ms` (SET NX PX) and reads `entryKey` right after it, in one round trip:
+   * an entry written by a holder that let go of the lease just before is seen, so it is not read twice.
+   */
+  lease(key: string, ms: number, entryKey: string): Promise<{ taken: boolean; entry: unknown }>;
+  /** Gives a lease back (DEL). */
+  release(key: string): Promise<void>;
 }
 
 /** Creates the in-process store used when no Redis is configured; entries and leases expire like Redis keys. */
@@ -43,11 +46,11 @@ export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoo
       values.set(key, { value: structuredClone(value), expiresAt: now() + keepMs });
       if (releaseLease) values.delete(releaseLease);
     },
-    async lease(key, ms) {
-      return lease(key, ms);
+    async lease(key, ms, entryKey) {
+      return { taken: lease(key, ms), entry: read(entryKey) };
     },
-    async getAndLease(key, leaseKey, ms) {
-      return [read(key), lease(leaseKey, ms)];
+    async release(key) {
+      values.delete(key);
     },
   };
 }

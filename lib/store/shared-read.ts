@@ -53,8 +53,11 @@ export const ENTRY_KEEP_MS = 86_400_000;
 export const REFRESH_LEAD = 1 / 6;
 /** An instance that saw another holding the lease looks again this soon. */
 const RECHECK_MS = 1_000;
-/** Waits for another instance's first reading of a kind: polls at these delays, then reads itself. */
-const HOLDER_POLLS_MS = [150, 300, 500];
+/**
+ * With no usable entry, waits for the lease holder's reading: polls at these delays (2 s in all, about
+ * what a healthy upstream read takes at worst), then reads itself.
+ */
+const HOLDER_POLLS_MS = [100, 200, 300, 400, 500, 500];
 /** After a failed or late Redis call, this instance reads upstream directly for this long. */
 export const STORE_SICK_MS = 10_000;
 /** A failed refresh is retried (fleet-wide, by one instance) after this, doubling up to the max. */
@@ -122,15 +125,17 @@ async function refresh<T>(
   const within = <R>(p: Promise<R>) => settleWithin(p, storeTimeoutMs(deps, deadlineAt));
   if (deps.now() >= local.sickUntil) {
     try {
-      // Cold or expired: the lease is most likely needed, so it is asked in the same round trip.
-      const speculate = !previous || isExpired(kind, previous, deps.now());
-      const [raw, leased] = speculate
-        ? await within(store.getAndLease(kind.key, leaseKey, leaseMs))
-        : [await within(store.get(kind.key)), false];
-      const current = newest(parseEntry(deps, kind, raw), previous);
+      const current = newest(parseEntry(deps, kind, await within(store.get(kind.key))), previous);
       if (!isDue(kind, current, deps.now(), notBefore)) return hold(kind, current!, deps.now(), false, false);
-      if (leased || (await within(store.lease(leaseKey, leaseMs))))
-        return await readAndShare(deps, kind, local, current, leaseKey, deadlineAt);
+      const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
+      if (lease.taken) {
+        const latest = newest(parseEntry(deps, kind, lease.entry), current ?? undefined);
+        if (isDue(kind, latest, deps.now(), notBefore))
+          return await readAndShare(deps, kind, local, latest, leaseKey, deadlineAt);
+        // Another holder wrote it just before letting go of the lease: nothing to read.
+        await within(store.release(leaseKey));
+        return hold(kind, latest!, deps.now(), false, false);
+      }
       // Another instance is refreshing: serve the current entry while it is fresh, else wait for it.
       if (current?.value != null && !isExpired(kind, current, deps.now()) && notBefore === undefined) {
         return { ...hold(kind, current, deps.now(), false, false), recheckAt: deps.now() + RECHECK_MS };
@@ -143,6 +148,7 @@ async function refresh<T>(
           return hold(kind, polled, deps.now(), false, false);
       }
       // The holder is late: read here and share the result with the others.
+      deps.log.warn('lease holder late; reading upstream here', { key: kind.key });
       return await readAndShare(deps, kind, local, current, null, deadlineAt);
     } catch (error) {
       local.sickUntil = deps.now() + STORE_SICK_MS;

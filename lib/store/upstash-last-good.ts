@@ -55,16 +55,20 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
           .del(KEY_PREFIX + releaseLease)
           .exec();
       }),
-    lease: (key, ms) =>
-      call(async () => (await client().set(KEY_PREFIX + key, '1', { nx: true, px: ms })) === 'OK'),
-    getAndLease: (key, leaseKey, ms) =>
+    lease: (key, ms, entryKey) =>
       call(async () => {
-        const [raw, taken] = await client()
+        // Two commands, one round trip: the GET runs after the SET NX, so it sees any entry written
+        // before a previous holder released the lease.
+        const [taken, raw] = await client()
           .pipeline()
-          .get<string>(KEY_PREFIX + key)
-          .set(KEY_PREFIX + leaseKey, '1', { nx: true, px: ms })
+          .set(KEY_PREFIX + key, '1', { nx: true, px: ms })
+          .get<string>(KEY_PREFIX + entryKey)
           .exec();
-        return [decode(raw), taken === 'OK'];
+        return { taken: taken === 'OK', entry: decode(raw) };
+      }),
+    release: (key) =>
+      call(async () => {
+        await client().del(KEY_PREFIX + key);
       }),
   };
 }

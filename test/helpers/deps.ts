@@ -45,11 +45,11 @@ export function createFaultyStore(
       scope: 'redis',
       get: async () => garbage,
       set: async () => {},
-      lease: async () => true,
-      getAndLease: async () => [garbage, true],
+      lease: async () => ({ taken: true, entry: garbage }),
+      release: async () => {},
     };
   }
-  return { scope: 'redis', get: fail, set: fail, lease: fail, getAndLease: fail };
+  return { scope: 'redis', get: fail, set: fail, lease: fail, release: fail };
 }
 
 /** Makes an instance forget every shared reading, in its own copy and in its (in-process) store. */

@@ -70,14 +70,14 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     expect(await store.get('absent')).toBeNull();
     const ttl = await redis.command('PTTL', 'gas-fee-api:shared:roundtrip');
     expect(typeof ttl === 'number' && ttl > 0 && ttl <= 60_000).toBe(true);
-    expect(await store.getAndLease('roundtrip', 'roundtrip:lease', 5_000)).toEqual([
-      { usd: 1234.5, nested: [1, 2] },
-      true,
-    ]);
-    expect(await store.lease('roundtrip:lease', 5_000)).toBe(false);
+    const entry = { usd: 1234.5, nested: [1, 2] };
+    expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip')).toEqual({ taken: true, entry });
+    expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip')).toEqual({ taken: false, entry });
     await store.set('roundtrip', { usd: 1 }, 60_000, 'roundtrip:lease');
     expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
-    expect(await store.lease('roundtrip:lease', 5_000)).toBe(true);
+    expect((await store.lease('roundtrip:lease', 5_000, 'roundtrip')).entry).toEqual({ usd: 1 });
+    await store.release('roundtrip:lease');
+    expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
   });
 
   it('serves a value read by one instance to a fresh instance from the shared entry, without a read', async () => {
