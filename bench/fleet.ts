@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { READ_KINDS, type ReadKind } from '../test/helpers/fleet';
+import { findStablePort } from '../test/helpers/free-port';
 import { startRedisServer } from '../test/integration/helpers/redis-server';
 import { startUpstashBridge } from '../test/integration/helpers/upstash-bridge';
 import { startUpstreams } from '../test/upstreams';
@@ -33,7 +34,8 @@ interface Phase {
 }
 
 const upstreams = await startUpstreams();
-let redis = await startRedisServer();
+// Below the ephemeral range, so nothing takes the port while Redis is stopped.
+let redis = await startRedisServer({ port: await findStablePort() });
 const bridge = await startUpstashBridge(redis.port);
 const env = {
   ...upstreams.env,

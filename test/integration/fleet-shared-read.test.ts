@@ -6,6 +6,7 @@ import {
   type FleetInstance,
   type ReadCounts,
 } from '../helpers/fleet';
+import { findStablePort } from '../helpers/free-port';
 import { startUpstreams, type Upstreams } from '../upstreams';
 import { type RedisServer, startRedisServer } from './helpers/redis-server';
 import { startUpstashBridge, type UpstashBridge } from './helpers/upstash-bridge';
@@ -26,7 +27,11 @@ let counts: ReadCounts;
 let fleet: FleetInstance[];
 
 beforeAll(async () => {
-  [up, redis] = await Promise.all([startUpstreams({ now }), startRedisServer()]);
+  // Below the ephemeral range, so nothing takes the port while Redis is stopped.
+  [up, redis] = await Promise.all([
+    startUpstreams({ now }),
+    startRedisServer({ port: await findStablePort() }),
+  ]);
   bridge = await startUpstashBridge(redis.port);
   // Warm the code paths once (a per-isolate instance, and the Redis client), so that the first fleet
   // round measures the fleet, not module compilation on a busy machine.

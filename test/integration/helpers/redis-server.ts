@@ -149,11 +149,18 @@ export function sendCommands(port: number, commands: readonly string[][]): Promi
     socket.on('connect', () => socket.write(Buffer.concat(commands.map(encodeCommand))));
     socket.on('data', (chunk) => {
       buffer = Buffer.concat([buffer, chunk]);
-      let parsed = parseReply(buffer);
-      while (parsed) {
-        replies.push(parsed.value);
-        buffer = buffer.subarray(parsed.next);
-        parsed = replies.length < commands.length ? parseReply(buffer) : undefined;
+      try {
+        let parsed = parseReply(buffer);
+        while (parsed) {
+          replies.push(parsed.value);
+          buffer = buffer.subarray(parsed.next);
+          parsed = replies.length < commands.length ? parseReply(buffer) : undefined;
+        }
+      } catch (error) {
+        // Not Redis on that port (another server took it): a failure of this call, not of the process.
+        socket.destroy();
+        reject(error);
+        return;
       }
       if (replies.length === commands.length) {
         socket.end();
