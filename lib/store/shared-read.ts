@@ -58,8 +58,9 @@ const RECHECK_MS = 1_000;
  * what a healthy upstream read takes at worst), then reads itself.
  */
 const HOLDER_POLLS_MS = [100, 200, 300, 400, 500, 500];
-/** After a failed or late Redis call, this instance reads upstream directly for this long. */
+/** After a failed or late Redis call, this instance reads upstream directly for this long, doubling while it keeps failing. */
 export const STORE_SICK_MS = 10_000;
+const STORE_SICK_MAX_MS = 60_000;
 /** A failed refresh is retried (fleet-wide, by one instance) after this, doubling up to the max. */
 const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 60_000;
@@ -68,6 +69,8 @@ interface LocalState {
   held: Map<string, Held>;
   inFlight: Map<string, Promise<SharedReading<unknown>>>;
   sickUntil: number;
+  /** Consecutive failed store calls; each one doubles the time without the store. */
+  storeFailures: number;
 }
 
 type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
@@ -84,7 +87,7 @@ export interface ReadOptions {
  * shared entry, refreshed by one instance of the fleet under a lease (SET NX PX) while the others
  * serve the current entry; with no entry they wait briefly for the lease holder, then read
  * themselves. A slow, down or garbled store sends this instance to its own upstream reads for
- * STORE_SICK_MS after one bounded wait. Never throws; `notBefore` asks for a reading taken since then.
+ * STORE_SICK_MS (doubling while it stays sick) after one bounded wait. Never throws; `notBefore` asks for a reading taken since then.
  */
 export function readThrough<T>(
   deps: Deps,
@@ -95,6 +98,7 @@ export function readThrough<T>(
     held: new Map(),
     inFlight: new Map(),
     sickUntil: 0,
+    storeFailures: 0,
   }));
   const held = local.held.get(kind.key);
   const wantsNewer = options.notBefore !== undefined && (held?.entry.readAt ?? 0) < options.notBefore;
@@ -126,6 +130,7 @@ async function refresh<T>(
   if (deps.now() >= local.sickUntil) {
     try {
       const current = newest(parseEntry(deps, kind, await within(store.get(kind.key))), previous);
+      local.storeFailures = 0;
       if (!isDue(kind, current, deps.now(), notBefore)) return hold(kind, current!, deps.now(), false, false);
       const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
       if (lease.taken) {
@@ -151,7 +156,7 @@ async function refresh<T>(
       deps.log.warn('lease holder late; reading upstream here', { key: kind.key });
       return await readAndShare(deps, kind, local, current, null, deadlineAt);
     } catch (error) {
-      local.sickUntil = deps.now() + STORE_SICK_MS;
+      markSick(deps, local);
       deps.log.warn('shared store unavailable; reading upstream directly', {
         key: kind.key,
         error: String(error).slice(0, 200),
@@ -192,11 +197,19 @@ async function readAndShare<T>(
       const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, leaseKey ?? undefined);
       await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
     } catch (error) {
-      local.sickUntil = deps.now() + STORE_SICK_MS;
+      markSick(deps, local);
       deps.log.warn('shared entry not saved', { key: kind.key, error: String(error).slice(0, 200) });
     }
   }
   return hold(kind, entry, deps.now(), true, true);
+}
+
+/** Skips the store for a while: 10 s after a failure, doubling up to a minute while it keeps failing. */
+function markSick(deps: Deps, local: LocalState): void {
+  // Calls that were in flight together fail together: one outage, one step of the back-off.
+  if (deps.now() < local.sickUntil) return;
+  local.storeFailures += 1;
+  local.sickUntil = deps.now() + Math.min(STORE_SICK_MS * 2 ** (local.storeFailures - 1), STORE_SICK_MAX_MS);
 }
 
 /** This instance's copy of an entry and when to look at the shared one again (jittered, so instances spread). */
