@@ -91,7 +91,8 @@ function load(prefix: 's' | 'i', seconds: number): Promise<autocannon.Result> {
   return autocannon({
     // autocannon spreads the connections over several URLs; its types only name one.
     url: urls as unknown as string,
-    connections: 32,
+    // Enough connections that requests held by a slow Redis (up to 1 s) do not starve the generator.
+    connections: 200,
     duration: seconds,
     overallRate: RATE,
     requests: requestsOf(prefix),
