@@ -41,11 +41,11 @@ export function createBackfillChain(
   const pool = createRpcPool(deps, {
     name: 'mainnet-backfill',
     chainId: MAINNET_CHAIN_ID,
-    urls: deps.config.mainnetRpcUrls,
+    providers: deps.config.mainnetRpc,
     timeoutMs: options.timeoutMs,
     // Hedging a slow historical read would double the load on public providers; fail over on error.
     hedgeDelayMs: options.timeoutMs,
-    deadlineMs: options.timeoutMs * Math.max(1, deps.config.mainnetRpcUrls.length),
+    deadlineMs: options.timeoutMs * Math.max(1, deps.config.mainnetRpc.length),
   });
   let calls = 0;
   const blockTime = async (tag: bigint | 'latest'): Promise<BlockTime> => {

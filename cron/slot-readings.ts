@@ -1,5 +1,5 @@
 import type { AppDeps } from '../lib/deps';
-import { HttpProblem } from '../lib/http/problem';
+import { GasUnavailableError } from '../lib/errors';
 import { type CurrentGasReading, getCurrentGas, STALE_PREFIX } from '../lib/services/current-gas';
 import { getL2Gas, type L2GasResult, selectL2SnapshotRows } from '../lib/services/l2-gas';
 import type { L2Snapshot, MainnetSnapshot } from '../lib/store/history-writes';
@@ -18,7 +18,7 @@ export async function readMainnetForSlot(
     // A reading from before the slot (this instance's or the fleet's shared one) is refreshed first.
     reading = await getCurrentGas(deps, { notBefore: slotStart });
   } catch (error) {
-    return { skipped: error instanceof HttpProblem ? 'no upstream answered' : 'unexpected error' };
+    return { skipped: error instanceof GasUnavailableError ? 'no upstream answered' : 'unexpected error' };
   }
   if (reading.source.startsWith(STALE_PREFIX)) return { skipped: 'only a last good reading' };
   const readAt = Date.parse(reading.updatedAt);

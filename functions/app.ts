@@ -1,8 +1,10 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppDeps } from '../lib/deps';
+import { DomainError } from '../lib/errors';
 import { responseHeaders } from '../lib/http/headers';
 import { invalidQueryProblem } from '../lib/http/params';
-import { HttpProblem, problemResponse } from '../lib/http/problem';
+import { HttpProblem, problemFromDomainError, problemResponse } from '../lib/http/problem';
+import type { ApiApp, AppEnv } from './app-env';
 import { registerDashboard } from './dashboard';
 import { registerEthPrice } from './eth-price';
 import { registerGas } from './gas';
@@ -12,10 +14,7 @@ import { registerL2Gas } from './l2-gas';
 import { registerL2GasHistory } from './l2-gas-history';
 import { registerMcp } from './mcp';
 import { registerOpenApi } from './openapi';
-
-/** Hono environment of the app: every handler reads its dependencies from `c.var.deps`. */
-export type AppEnv = { Variables: { deps: AppDeps } };
-export type ApiApp = OpenAPIHono<AppEnv>;
+import { registerWeb } from './web';
 
 /** Creates the app with every endpoint; both hosts call this with their own dependencies. */
 export function createApp(deps: AppDeps): ApiApp {
@@ -46,6 +45,7 @@ export function createApp(deps: AppDeps): ApiApp {
   registerL2GasHistory(app);
   registerGasPredictions(app);
   registerDashboard(app);
+  registerWeb(app);
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);
@@ -60,6 +60,9 @@ export function createApp(deps: AppDeps): ApiApp {
 
   app.onError((error, c) => {
     if (error instanceof HttpProblem) return problemResponse(error, instanceOf(c.req.url));
+    // Services speak the domain; this is where their errors become HTTP (the MCP tools do the same).
+    if (error instanceof DomainError)
+      return problemResponse(problemFromDomainError(error), instanceOf(c.req.url));
     deps.log.error('unhandled error', { path: c.req.path, error: String(error) });
     const problem = new HttpProblem(500, 'Internal server error', 'The request could not be completed.');
     return problemResponse(problem, instanceOf(c.req.url));

@@ -1,9 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
-import { DashboardResponseSchema } from '../lib/schemas/forecast';
+import { DashboardResponseSchema, toDashboardBody } from '../lib/schemas/forecast';
 import { getDashboard } from '../lib/services/dashboard';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',
@@ -24,17 +24,10 @@ export function registerDashboard(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const { deps } = c.var;
     const d = await getDashboard(deps);
-    const { low, average, high, source } = d.currentGas;
     return c.json(
       {
         ...buildEnvelope(d.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        currentGas: { low, average, high, source },
-        decision: d.decision,
-        ethPrice: d.ethPrice,
-        nextBestWindow: d.nextBestWindow,
-        predictions: d.predictions,
-        compactHistory: d.compactHistory,
-        lastUpdated: d.lastUpdated,
+        ...toDashboardBody(d),
       },
       200,
     );

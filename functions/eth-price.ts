@@ -3,7 +3,7 @@ import { publicCache } from '../lib/http/cache-control';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { EthPriceSchema, toEthPriceBody } from '../lib/schemas/eth-price';
 import { getEthPrice, LAST_GOOD_MAX_AGE_MS, PRICE_DEADLINE_MS } from '../lib/services/eth-price';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 /** Soft-fail answers are edge-cached for the normal cadence (SPEC.md 3 and decision 12). */
 const SOFT_FAIL_CACHE_SECONDS = 30;

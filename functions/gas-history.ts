@@ -2,9 +2,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
-import { GasHistoryResponseSchema, HISTORY_RANGES } from '../lib/schemas/history';
-import { getGasHistory, toGasHistoryBody } from '../lib/services/gas-history';
-import type { ApiApp } from './app';
+import { GasHistoryResponseSchema, HISTORY_RANGES, toGasHistoryBody } from '../lib/schemas/history';
+import { getGasHistory } from '../lib/services/gas-history';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',

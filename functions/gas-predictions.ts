@@ -2,9 +2,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
-import { GasPredictionsResponseSchema, TIMEFRAMES } from '../lib/schemas/forecast';
+import { GasPredictionsResponseSchema, TIMEFRAMES, toGasPredictionsBody } from '../lib/schemas/forecast';
 import { getGasPredictions } from '../lib/services/gas-predictions';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',
@@ -35,19 +35,10 @@ export function registerGasPredictions(app: ApiApp): void {
     const { timeframe } = c.req.valid('query');
     const { deps } = c.var;
     const p = await getGasPredictions(deps, timeframe);
-    const { low, average, high, source } = p.current;
     return c.json(
       {
         ...buildEnvelope(p.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        current: { low, average, high, source },
-        historical: p.historical,
-        predictions: p.predictions,
-        nextBestTime: p.nextBestTime,
-        decision: p.decision,
-        timeframe,
-        dataPoints: p.dataPoints,
-        lastUpdated: p.lastUpdated,
-        usingFallbackData: p.usingFallbackData,
+        ...toGasPredictionsBody(p),
       },
       200,
     );

@@ -1,9 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
-import { GasResponseSchema } from '../lib/schemas/current-gas';
+import { GasResponseSchema, toGasBody } from '../lib/schemas/current-gas';
 import { getCurrentGas } from '../lib/services/current-gas';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',
@@ -26,6 +26,6 @@ export function registerGas(app: ApiApp): void {
     const { deps } = c.var;
     const reading = await getCurrentGas(deps);
     const envelope = buildEnvelope(reading.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url));
-    return c.json({ ...envelope, ...reading }, 200);
+    return c.json({ ...envelope, ...toGasBody(reading) }, 200);
   });
 }

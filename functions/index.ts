@@ -6,10 +6,12 @@ import { sharedMaxAge } from '../lib/http/cache-control';
 import { createLogger } from '../lib/log';
 import { createLastGoodStore } from '../lib/store/create-last-good';
 import { createNeonWithDb } from '../lib/store/neon';
-import { type ApiApp, createApp } from './app';
+import type { WebAssets } from '../lib/web/assets';
+import { createApp } from './app';
+import type { ApiApp } from './app-env';
 
-/** Worker bindings: plain-text vars and secrets (see wrangler.toml). */
-export type Env = Record<string, string | undefined>;
+/** Worker bindings: plain-text vars and secrets (see wrangler.toml), and the static assets binding. */
+export type Env = Record<string, string | undefined> & { ASSETS?: Fetcher };
 
 // Per-isolate state that holds no I/O objects: caches, provider health, the parsed config.
 const cache = createCoalescingCache();
@@ -20,7 +22,8 @@ let built: { env: Env; config: Config; app: ApiApp; deps: AppDeps } | undefined;
 /** Builds (once per isolate and env) the app and its dependencies. */
 function appFor(env: Env) {
   if (built?.env === env) return built;
-  const config = parseConfig(env);
+  const { ASSETS: assets, ...vars } = env;
+  const config = parseConfig(vars);
   const deps: AppDeps = {
     config,
     fetch: (input, init) => fetch(input, init),
@@ -32,9 +35,21 @@ function appFor(env: Env) {
       ? createNeonWithDb(config.databaseUrl)
       : () => Promise.reject(new Error('DATABASE_URL is not set')),
     state,
+    // The pages and the API reference's renderer come from `[assets]` (wrangler.toml), not the script.
+    ...(assets ? { web: assetsBinding(assets) } : {}),
   };
   built = { env, config, app: createApp(deps), deps };
   return built;
+}
+
+/** Serves pages and assets from the static assets binding (it answers ETags and 304s itself). */
+function assetsBinding(assets: Fetcher): WebAssets {
+  return {
+    async serve(_path, request) {
+      const res = await assets.fetch(request);
+      return res.status === 404 ? undefined : res;
+    },
+  };
 }
 
 /** Answers from the edge cache when a fresh copy is there; else runs the app and keeps a 200 GET for its s-maxage. */

@@ -2,9 +2,14 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
-import { L2_HISTORY_HOURS, L2_HISTORY_NETWORKS, L2GasHistoryResponseSchema } from '../lib/schemas/history';
+import {
+  L2_HISTORY_HOURS,
+  L2_HISTORY_NETWORKS,
+  L2GasHistoryResponseSchema,
+  toL2GasHistoryBody,
+} from '../lib/schemas/history';
 import { getL2GasHistory } from '../lib/services/l2-gas-history';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',
@@ -31,19 +36,12 @@ const route = createRoute({
 export function registerL2GasHistory(app: ApiApp): void {
   app.openapi(route, async (c) => {
     const query = c.req.valid('query');
-    const hours = Number(query.hours);
     const deps = c.var.deps;
-    const history = await getL2GasHistory(deps, query.network, hours);
+    const history = await getL2GasHistory(deps, query.network, Number(query.hours));
     return c.json(
       {
         ...buildEnvelope(history.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        network: query.network,
-        hours,
-        points: history.samples.map((s) => ({
-          timestamp: new Date(s.time).toISOString(),
-          gas_price_gwei: s.gasPriceGwei,
-          execution_gas_cost_usd: s.executionGasCostUsd,
-        })),
+        ...toL2GasHistoryBody(history),
       },
       200,
     );

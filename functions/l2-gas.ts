@@ -1,9 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { publicCache } from '../lib/http/cache-control';
 import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
-import { L2GasResponseSchema } from '../lib/schemas/l2-gas';
+import { L2GasResponseSchema, toL2GasBody } from '../lib/schemas/l2-gas';
 import { getL2Gas, L2_GAS_DEGRADED_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from '../lib/services/l2-gas';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 const route = createRoute({
   method: 'get',
@@ -38,8 +38,7 @@ export function registerL2Gas(app: ApiApp): void {
     return c.json(
       {
         ...buildEnvelope(result.fetchedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        networks: result.networks,
-        fetchedAt: new Date(result.fetchedAt).toISOString(),
+        ...toL2GasBody(result),
       },
       200,
     );

@@ -3,7 +3,7 @@ import { publicBaseUrl } from '../lib/http/envelope';
 import { HttpProblem, problemResponses } from '../lib/http/problem';
 import { readJsonRpcBody } from '../lib/mcp/jsonrpc-body';
 import { serveMcpRequest } from '../lib/mcp/server';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 /** Largest JSON-RPC body accepted; tool calls here are tiny. */
 export const MCP_MAX_BODY_BYTES = 64 * 1024;

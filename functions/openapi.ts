@@ -1,5 +1,5 @@
 import { publicBaseUrl, SERVICE_NAME } from '../lib/http/envelope';
-import type { ApiApp } from './app';
+import type { ApiApp } from './app-env';
 
 /** Serves /openapi.json, generated from the registered routes (OpenAPI 3.0, SPEC.md decision 14). */
 export function registerOpenApi(app: ApiApp): void {

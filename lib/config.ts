@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { L2NetworkId } from './l2/networks';
+import { labelProviders, PROVIDER_NAME_PATTERN, type ProviderEntry } from './upstream/provider-label';
 
 /** Built-in public JSON-RPC providers, in priority order; each can be replaced through the environment. */
 export const DEFAULT_RPC_URLS = {
@@ -39,23 +41,58 @@ const httpUrl = z
   }, 'is not an http(s) URL')
   .transform((value) => value.replace(/\/+$/, ''));
 
-/** A comma-separated list of URLs; the value itself is never echoed (it may hold an API key). */
-const urlList = (defaults: readonly string[]) =>
+/** One JSON-RPC provider: its URL (kept inside the process) and the label every response and log shows. */
+export interface RpcEndpoint {
+  label: string;
+  url: string;
+}
+
+// `name=url`: a name holds no `:` or `/`, so the `=` of a URL's query is never taken for one.
+const NAMED_ENTRY = /^([^=:/]*)=(.*)$/s;
+
+/**
+ * A comma-separated list of provider URLs, each optionally `name=url` (SPEC.md extension 20), labelled
+ * in list order. The value itself is never echoed (it may hold an API key); a duplicate name is echoed,
+ * since a name is public by design.
+ */
+const rpcList = (defaults: readonly string[]) =>
   z
     .string()
     .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw.trim() === '') return [...defaults];
-      const urls: string[] = [];
-      for (const [index, entry] of raw.split(',').entries()) {
-        const parsed = httpUrl.safeParse(entry);
+    .transform((raw, ctx): RpcEndpoint[] => {
+      const items = raw === undefined || raw.trim() === '' ? [...defaults] : raw.split(',');
+      const entries: ProviderEntry[] = [];
+      const firstEntryNamed = new Map<string, number>();
+      for (const [index, item] of items.entries()) {
+        const named = NAMED_ENTRY.exec(item.trim());
+        const name = named?.[1]?.trim();
+        if (named && !PROVIDER_NAME_PATTERN.test(name ?? '')) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `entry ${index + 1}: a provider name is 1 to 32 letters, digits, - or _`,
+          });
+          return z.NEVER;
+        }
+        const parsed = httpUrl.safeParse(named ? named[2] : item);
         if (!parsed.success) {
           ctx.addIssue({ code: 'custom', message: `entry ${index + 1} is not an http(s) URL` });
           return z.NEVER;
         }
-        urls.push(parsed.data);
+        if (name) {
+          const earlier = firstEntryNamed.get(name.toLowerCase());
+          if (earlier !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `entries ${earlier} and ${index + 1} have the same name "${name}"; names must be unique`,
+            });
+            return z.NEVER;
+          }
+          firstEntryNamed.set(name.toLowerCase(), index + 1);
+        }
+        entries.push({ name, url: parsed.data });
       }
-      return urls;
+      const labels = labelProviders(entries);
+      return entries.map((entry, i) => ({ label: labels[i] as string, url: entry.url }));
     });
 
 const optionalString = z
@@ -94,11 +131,11 @@ const EnvSchema = z.object({
   DATA_DIR: optionalString.transform((value) => value ?? '.data'),
   UPSTASH_REDIS_REST_URL: optionalUrl(),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
-  MAINNET_RPC_URLS: urlList(DEFAULT_RPC_URLS.mainnet),
-  ARBITRUM_RPC_URLS: urlList(DEFAULT_RPC_URLS.arbitrum),
-  OPTIMISM_RPC_URLS: urlList(DEFAULT_RPC_URLS.optimism),
-  BASE_RPC_URLS: urlList(DEFAULT_RPC_URLS.base),
-  POLYGON_RPC_URLS: urlList(DEFAULT_RPC_URLS.polygon),
+  MAINNET_RPC_URLS: rpcList(DEFAULT_RPC_URLS.mainnet),
+  ARBITRUM_RPC_URLS: rpcList(DEFAULT_RPC_URLS.arbitrum),
+  OPTIMISM_RPC_URLS: rpcList(DEFAULT_RPC_URLS.optimism),
+  BASE_RPC_URLS: rpcList(DEFAULT_RPC_URLS.base),
+  POLYGON_RPC_URLS: rpcList(DEFAULT_RPC_URLS.polygon),
   ETHERSCAN_API_URL: urlOrDefault('https://api.etherscan.io/v2/api'),
   ETHERSCAN_API_KEY: optionalString,
   COINGECKO_API_URL: urlOrDefault('https://api.coingecko.com/api/v3'),
@@ -112,8 +149,6 @@ const EnvSchema = z.object({
     .pipe(z.number().int().min(100).max(60_000)),
 });
 
-export type L2NetworkId = 'arbitrum' | 'optimism' | 'base' | 'polygon';
-
 /** The typed configuration every part of the app receives; nothing below the hosts reads the environment. */
 export interface Config {
   port: number;
@@ -121,8 +156,9 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   upstash: { url: string; token: string } | undefined;
-  mainnetRpcUrls: string[];
-  l2RpcUrls: Record<L2NetworkId, string[]>;
+  /** Mainnet JSON-RPC providers in priority order, each with its public label. */
+  mainnetRpc: RpcEndpoint[];
+  l2Rpc: Record<L2NetworkId, RpcEndpoint[]>;
   etherscan: { url: string; apiKey: string | undefined };
   coingeckoUrl: string;
   coinbaseUrl: string;
@@ -157,8 +193,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
         ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
         : undefined,
-    mainnetRpcUrls: e.MAINNET_RPC_URLS,
-    l2RpcUrls: {
+    mainnetRpc: e.MAINNET_RPC_URLS,
+    l2Rpc: {
       arbitrum: e.ARBITRUM_RPC_URLS,
       optimism: e.OPTIMISM_RPC_URLS,
       base: e.BASE_RPC_URLS,

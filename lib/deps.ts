@@ -3,6 +3,7 @@ import type { CoalescingCache } from './http/cache';
 import type { Logger } from './log';
 import type { WithDb } from './store/database';
 import type { LastGoodStore } from './store/last-good';
+import type { WebAssets } from './web/assets';
 
 /**
  * Everything the app needs from its host. Both hosts build one of these and pass it down; services
@@ -23,6 +24,8 @@ export interface AppDeps {
   withDb: WithDb;
   /** Per-process mutable state of upstream clients (provider health, chain-id checks), keyed by owner. */
   state: Map<string, unknown>;
+  /** The pages and their assets (`/`, `/docs`, `/assets/*`); without it those paths answer 404. */
+  web?: WebAssets;
 }
 
 /** Returns the per-process state stored under `key`, creating it with `init` on first use. */

@@ -1,4 +1,6 @@
-/** Structured one-line logging; callers pass hosts or labels, never URLs. */
+import { isAddressOnlyHost } from './upstream/provider-label';
+
+/** Structured one-line logging; callers pass labels, never URLs. */
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -6,16 +8,26 @@ export interface Logger {
 }
 
 const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
+// Bare addresses in driver messages (`connect ECONNREFUSED 10.0.0.5:5432`), with their port if any.
+const ADDRESS_PATTERN =
+  /(?<![\w.:])(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]*:[0-9a-f:.]*\]|::1|localhost)(?::\d{1,5})?(?![\w.])/gi;
 
-/** Replaces every URL in a text by its host, so an API key in a path or query never reaches a log. */
+/**
+ * Replaces every URL in a text by its public host name without the port (`[url]` for an address-only
+ * host), and every bare IP address or `localhost` (with its port) by `[address]`, so neither an API
+ * key in a path or query nor an internal address or port ever reaches a log (SPEC.md extension 20).
+ */
 export function redactUrls(text: string): string {
-  return text.replace(URL_PATTERN, (match) => {
-    try {
-      return new URL(match).host || '[url]';
-    } catch {
-      return '[url]';
-    }
-  });
+  return text
+    .replace(URL_PATTERN, (match) => {
+      try {
+        const { hostname } = new URL(match);
+        return hostname && !isAddressOnlyHost(hostname) ? hostname : '[url]';
+      } catch {
+        return '[url]';
+      }
+    })
+    .replace(ADDRESS_PATTERN, '[address]');
 }
 
 /** Creates a logger that writes one redacted line per event to `write` (console by default). */

@@ -14,16 +14,20 @@ import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { type OriginRecord, runBacktest } from '../lib/forecast/backtest';
+import { injectSpikes } from '../lib/forecast/inject-spikes';
 import { CsvError, readCsvSeries } from './lib/csv';
 
 const USAGE =
-  'usage: npx tsx scripts/backtest.ts --csv FILE [--time-column C] [--value-column C] [--predictions-out FILE.jsonl]';
+  'usage: npx tsx scripts/backtest.ts --csv FILE [--time-column C] [--value-column C] [--spikes N [--seed S]] [--eth-usd P] [--predictions-out FILE.jsonl]';
 
 const ArgsSchema = z.object({
   csv: z.string({ error: '--csv FILE is required' }).min(1, '--csv FILE is required'),
   'time-column': z.string().min(1).optional(),
   'value-column': z.string().min(1).optional(),
   'predictions-out': z.string().min(1).optional(),
+  spikes: z.coerce.number().int('--spikes must be a whole number').min(0).max(10_000).default(0),
+  seed: z.coerce.number().int('--seed must be a whole number').default(1),
+  'eth-usd': z.coerce.number().positive('--eth-usd must be a positive price').optional(),
 });
 
 const DEFINITIONS = {
@@ -36,12 +40,24 @@ const DEFINITIONS = {
   sameHourYesterday: 'Baseline forecasting, for the hour h, the value at h - 24 hours.',
   maeRatio:
     'Model MAE divided by the baseline MAE (targets: <= 0.65 vs persistence, <= 0.75 vs same hour yesterday).',
-  decisionMeanPct:
+  meanSavingPct:
     'Mean over origins of 100 * (price at origin - price paid) / price at origin, where the price paid is the actual at nextBestAt for wait, the origin price for send_now.',
-  oracleMeanPct:
-    'The same with perfect foresight: paying the cheapest actual of the origin and the next 24 hours (target: decision >= 40 % of oracle).',
+  oracle:
+    'The same with perfect foresight: paying the cheapest actual of the origin and the next 24 hours (target: decision >= 40 % of oracle, and above the baseline).',
+  baseline:
+    'A plain hour-of-day profile: each UTC hour predicted at its median over the last 7 days; wait for the cheapest predicted hour of the next 24 when it is at least 10 % below the origin price.',
   waitDearerShare:
     'Share of wait decisions whose actual price at nextBestAt was above the origin price (target: <= 15 %).',
+  waitSevereShare:
+    'Share of wait decisions whose actual price at nextBestAt was above twice the origin price (target: <= 2 %).',
+  totalSpendSavingPct:
+    'One equal-gas transaction per origin: 100 * (1 - sum of prices paid / sum of origin prices); shareOfOracle against the oracle paying the cheapest hour each time.',
+  calibration:
+    'Forecast points grouped by stated confidence: statedMean against observed, the share whose actual landed within a factor 1.25 of the point (target: within 0.1 in every band of at least 30 points).',
+  injectedSpikes:
+    '--spikes N multiplies N random stretches of 1 to 6 hours by 20x to 100x (log-uniform), seeded by --seed: the stress test.',
+  ethUsd:
+    'With --eth-usd the decision also requires its expected saving on a 21,000-gas transfer to reach the USD floor, as the service does with a live price.',
   segments:
     'whole = every scored origin; tuning = origins whose 24-hour look-ahead ends before the last third; heldOut = origins in the last third of the hourly series (never used for tuning).',
 };
@@ -55,6 +71,9 @@ function readArgs() {
         'time-column': { type: 'string' },
         'value-column': { type: 'string' },
         'predictions-out': { type: 'string' },
+        spikes: { type: 'string' },
+        seed: { type: 'string' },
+        'eth-usd': { type: 'string' },
       },
     });
     const parsed = ArgsSchema.safeParse(values);
@@ -80,8 +99,10 @@ try {
   process.exit(1);
 }
 
+const injected = injectSpikes(rows, { count: args.spikes, seed: args.seed });
 const out = args['predictions-out'] ? createWriteStream(args['predictions-out']) : undefined;
-const report = runBacktest(rows, {
+const report = runBacktest(injected.rows, {
+  ethUsd: args['eth-usd'],
   onOrigin: out ? (record: OriginRecord) => out.write(`${JSON.stringify(record)}\n`) : undefined,
 });
 if (out)
@@ -95,6 +116,11 @@ console.log(
       csv: args.csv,
       timeColumn: args['time-column'] ?? '(first column)',
       valueColumn: args['value-column'] ?? '(second column)',
+      injectedSpikes: injected.spikes.map((spike) => ({
+        ...spike,
+        start: new Date(spike.start).toISOString(),
+      })),
+      ethUsd: args['eth-usd'] ?? null,
       ...report,
       definitions: DEFINITIONS,
     },

@@ -20,7 +20,7 @@ const base = `http://localhost:${host.port}`;
 console.log(`
 Demo: the API is answering from local simulators of every upstream (RPC providers, Etherscan,
 CoinGecko, Coinbase, Kraken). History fills as the scheduler writes a snapshot every 90 seconds.
-Try:
+Open ${base}/ (live dashboard) and ${base}/docs (API reference), or try:
   curl ${base}/api/gas
   curl ${base}/api/dashboard
   curl ${base}/api/l2-gas

@@ -1,6 +1,8 @@
 import { type OriginOutcome, type SegmentReport, summariseOutcomes } from './backtest-metrics';
+import { withinTolerance } from './calibration';
 import { forecastGas } from './forecast-gas';
 import { HELD_OUT_SHARE, heldOutStart } from './held-out';
+import { decideByHourOfDay } from './hour-of-day-baseline';
 import { buildLogSeries, HOUR_MS } from './hourly-series';
 import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from './params';
 import { roundSignificant } from './stats';
@@ -13,6 +15,8 @@ export interface BacktestOptions {
   /** Share of the aligned series, from its end, reported separately as held-out. */
   heldOutShare?: number;
   params?: ForecastParams;
+  /** ETH/USD to judge savings in USD by (none: the decision's USD floor is not applied). */
+  ethUsd?: number;
   /** Called once per scored origin with what the forecaster said, for `--predictions-out`. */
   onOrigin?: (record: OriginRecord) => void;
 }
@@ -84,13 +88,13 @@ export function runBacktest(
         current: { low: current, average: current, high: current },
         now: (series.start + i) * HOUR_MS,
         horizon: '24h',
+        ethUsd: options.ethUsd,
       },
       params,
     );
     const waited = forecast.decision.recommendation === 'wait';
     const chosen = waited ? Date.parse(forecast.decision.nextBestAt) / HOUR_MS - series.start : i;
-    const chosenPrice = values[chosen] ?? current;
-    const cheapest = Math.min(...window);
+    const baseline = decideByHourOfDay(values, i, series.start % 24, HORIZON);
     const leads = forecast.predictions.map((prediction, k) => {
       const actual = values[i + k + 1] ?? Number.NaN;
       const yesterday = values[i + k + 1 - 24] ?? Number.NaN;
@@ -104,9 +108,14 @@ export function runBacktest(
     outcomes.push({
       index: i,
       leads: leads.filter((lead) => Number.isFinite(lead.sameHourYesterday)),
-      decisionSavingPct: (100 * (current - chosenPrice)) / current,
-      oracleSavingPct: (100 * (current - cheapest)) / current,
-      waited,
+      current,
+      cheapest: Math.min(...window),
+      model: { paid: values[chosen] ?? current, waited },
+      baseline: { paid: values[i + baseline.lead] ?? current, waited: baseline.lead > 0 },
+      calibration: forecast.predictions.map((p, k) => ({
+        confidence: p.confidence,
+        hit: withinTolerance(p.average, values[i + k + 1] ?? Number.NaN, params.confidenceTolerance),
+      })),
     });
     options.onOrigin?.({
       origin: timeOf(i),

@@ -1,24 +1,26 @@
 import { HOUR_MS } from './hourly-series';
 import type { ForecastParams } from './params';
-import { normalCdf, roundSignificant } from './stats';
+import { roundSignificant } from './stats';
 import type { Decision } from './types';
+import { outlookFor, percentileRank, type RiskBasis, type WaitOutlook } from './wait-risk';
 
 /** One predicted hour as the decision sees it. */
 export interface DecisionCandidate {
   /** Hour index (hours since the epoch) of the predicted hour. */
   hour: number;
+  /** Hours from the origin hour (1 = the next whole hour). */
+  lead: number;
   /** Predicted average-tier gwei. */
   average: number;
-  /** Log-space spread of past errors at this lead time. */
-  sigma: number;
 }
 
-/** The cheapest predicted hour and the chance that waiting for it saves the required share. */
-export interface WaitOdds {
-  best: DecisionCandidate | undefined;
-  /** Probability that the best hour's outcome is at least `waitMinSaving` below `current`. */
-  probability: number;
+/** What the decision knows beyond the forecast: the price of ETH, when a reading exists. */
+export interface DecisionContext {
+  ethUsd?: number | null;
 }
+
+/** Gas of a plain transfer, the unit in which an absolute saving is judged in USD. */
+export const TRANSFER_GAS = 21_000;
 
 /** Returns the index of the cheapest predicted hour, the earliest on a tie (-1 when there is none). */
 export function cheapestIndex(candidates: readonly { average: number }[]): number {
@@ -29,43 +31,117 @@ export function cheapestIndex(candidates: readonly { average: number }[]): numbe
   return best;
 }
 
-/** Finds the cheapest predicted hour and the odds that waiting for it pays. */
-export function assessWaiting(
+/** One predicted hour judged as a place to wait for. */
+interface Assessed {
+  candidate: DecisionCandidate;
+  outlook: WaitOutlook;
+  /** Expected saving against sending now, jumps included (0.2 = 20 %). */
+  saving: number;
+  /** P(the price there ends above now) and P(above twice now). */
+  dearer: number;
+  severe: number;
+}
+
+/** Judges every predicted hour under the risk model. */
+function assess(current: number, candidates: readonly DecisionCandidate[], risk: RiskBasis): Assessed[] {
+  return candidates.map((candidate) => {
+    const outlook = outlookFor(candidate.average / current, candidate.lead, risk);
+    return {
+      candidate,
+      outlook,
+      saving: 1 - outlook.expectedRatio,
+      dearer: 1 - outlook.probabilityBelow(1),
+      severe: 1 - outlook.probabilityBelow(2),
+    };
+  });
+}
+
+/** True when waiting for this hour is worth it to a user: big enough, safe enough, in gwei and USD. */
+function worthWaiting(
+  hour: Assessed,
   current: number,
-  candidates: readonly DecisionCandidate[],
   params: ForecastParams,
-): WaitOdds {
-  const best = candidates[cheapestIndex(candidates)];
-  if (!best || !(current > 0) || !(best.average > 0)) return { best, probability: 0 };
-  const target = Math.log(current * (1 - params.waitMinSaving));
-  const probability = best.sigma > 0 ? normalCdf((target - Math.log(best.average)) / best.sigma) : 0;
-  return { best, probability };
+  context: DecisionContext,
+): boolean {
+  const savedGwei = current * hour.saving;
+  const usd = context.ethUsd;
+  const savedUsd = usd && usd > 0 ? savedGwei * 1e-9 * TRANSFER_GAS * usd : Number.POSITIVE_INFINITY;
+  return (
+    hour.saving >= params.waitMinSaving &&
+    savedGwei >= params.waitMinSavingGwei &&
+    savedUsd >= params.waitMinSavingUsd &&
+    hour.dearer <= params.waitMaxDearerProbability &&
+    hour.severe <= params.waitMaxSevereProbability
+  );
 }
 
 /**
- * Decides send-or-wait (SPEC decision 1). Wait only when the cheapest predicted hour is, under the
- * spread of past errors at its lead time, at least `waitMinProbability` likely to come in at least
- * `waitMinSaving` below the current price; otherwise send now, since a forecast saving smaller than
- * its own error is a coin toss that costs the user time. `nextBestAt` always names the cheapest
- * predicted hour, or now when no predicted hour is cheaper. `confidence` is the probability that
- * the chosen action is the right side of the threshold.
+ * Decides send-or-wait (SPEC decision 1) under a risk model learned from the series' own past
+ * (`wait-risk.ts`): at each predicted hour the price lands at the forecast times one of the
+ * model's replayed errors at that lead, or, with a probability that grows with the wait, after a
+ * sudden jump of the size the series has shown (a prior one where it has shown none). Wait only
+ * for an hour whose expected saving under that model, jumps included, is at least `waitMinSaving`
+ * of the current price, `waitMinSavingGwei`, and (with an ETH price) `waitMinSavingUsd` on a
+ * 21,000-gas transfer; whose chance of ending dearer than now and above twice now stay within
+ * bounds; and never when the current price already sits in the bottom `sendNowPercentile` of the
+ * last 7 days. Among such hours the one with the best saving less `waitCostPerHour` per hour waited
+ * wins, so a farther hour must save clearly more than a nearer one.
+ *
+ * `expectedSavingsPct` is that expected saving (0 for `send_now`), `expectedGas` the expected
+ * price at `nextBestAt`, and `confidence` the model's probability that the chosen action is right:
+ * for `wait`, that the price at `nextBestAt` ends below now; for `send_now`, that waiting for the
+ * most promising hour would not have saved `waitMinSaving`. `nextBestAt` is the hour waited for, or
+ * for `send_now` the cheapest predicted hour (now when none is cheaper).
  */
 export function decideSendOrWait(
   current: number,
   now: number,
   candidates: readonly DecisionCandidate[],
+  risk: RiskBasis,
   params: ForecastParams,
+  context: DecisionContext = {},
 ): Decision {
-  const { best, probability } = assessWaiting(current, candidates, params);
-  const cheaper = best !== undefined && best.average < current;
-  const wait = cheaper && probability >= params.waitMinProbability;
-  const at = cheaper ? best.hour * HOUR_MS : now;
+  const usable = current > 0 && candidates.length > 0;
+  const assessed = usable ? assess(current, candidates, risk) : [];
+  const nearWeeklyLow = percentileRank(risk.lastWeek, Math.log(current)) <= params.sendNowPercentile;
+  let chosen: Assessed | undefined;
+  let bestUtility = Number.NEGATIVE_INFINITY;
+  for (const hour of nearWeeklyLow ? [] : assessed) {
+    if (!worthWaiting(hour, current, params, context)) continue;
+    const utility = hour.saving - params.waitCostPerHour * hour.candidate.lead;
+    if (utility > bestUtility) {
+      bestUtility = utility;
+      chosen = hour;
+    }
+  }
+  const at = (hour: number) => hour * HOUR_MS;
+  const describe = (hour: Assessed | undefined) => {
+    const time = hour ? at(hour.candidate.hour) : now;
+    return {
+      expectedGas: roundSignificant(hour ? current * hour.outlook.expectedRatio : current),
+      nextBestEtaMinutes: Math.max(0, Math.round((time - now) / 60_000)),
+      nextBestAt: new Date(time).toISOString(),
+    };
+  };
+  const round3 = (p: number) => Math.round(Math.min(1, Math.max(0, p)) * 1000) / 1000;
+  if (chosen) {
+    return {
+      recommendation: 'wait',
+      expectedSavingsPct: Math.round(chosen.saving * 1000) / 10,
+      ...describe(chosen),
+      confidence: round3(1 - chosen.dearer),
+    };
+  }
+  const cheapest = assessed[cheapestIndex(candidates)];
+  const promising = assessed.reduce<Assessed | undefined>(
+    (a, b) => (!a || b.saving > a.saving ? b : a),
+    undefined,
+  );
+  const missed = promising ? promising.outlook.probabilityBelow(1 - params.waitMinSaving) : 0;
   return {
-    recommendation: wait ? 'wait' : 'send_now',
-    expectedSavingsPct: wait ? Math.round((1 - best.average / current) * 1000) / 10 : 0,
-    expectedGas: roundSignificant(cheaper ? best.average : current),
-    nextBestEtaMinutes: Math.max(0, Math.round((at - now) / 60_000)),
-    nextBestAt: new Date(at).toISOString(),
-    confidence: Math.round((wait ? probability : 1 - probability) * 1000) / 1000,
+    recommendation: 'send_now',
+    expectedSavingsPct: 0,
+    ...describe(cheapest && cheapest.candidate.average < current ? cheapest : undefined),
+    confidence: round3(1 - missed),
   };
 }

@@ -8,6 +8,8 @@ export interface ErrorSpread {
   sigmas: number[];
   /** `samples[k - 1]` is the number of past errors behind `sigmas[k - 1]`. */
   samples: number[];
+  /** `errors[k - 1]` holds the replayed log errors (actual - forecast) `k` hours ahead. */
+  errors: number[][];
 }
 
 /**
@@ -43,7 +45,7 @@ export function measureErrorSpread(
     const measured = trimmedRms(list);
     return Math.sqrt((list.length * measured ** 2 + prior * priorSigma ** 2) / (list.length + prior));
   });
-  return { sigmas, samples: errors.map((list) => list.length) };
+  return { sigmas, samples: errors.map((list) => list.length), errors };
 }
 
 /**

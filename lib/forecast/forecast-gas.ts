@@ -35,7 +35,7 @@
  * held-out last third.
  */
 import { cheapestIndex, decideSendOrWait } from './decision';
-import { confidenceFromSigma, measureErrorSpread } from './error-spread';
+import { measureErrorSpread } from './error-spread';
 import { type FittedModel, fitModel } from './fit-model';
 import { buildLogSeries, HOUR_MS, sliceBefore, toHourIndex } from './hourly-series';
 import { anchorWeight, forecastLogPath, type LogModel, measureLevel, seasonalAt } from './log-model';
@@ -49,6 +49,14 @@ import {
   HORIZON_HOURS,
   type Prediction,
 } from './types';
+import {
+  jumpRiskOf,
+  lastWeekValues,
+  type RiskBasis,
+  recordJumps,
+  shareWithin,
+  toLeadRisk,
+} from './wait-risk';
 
 /**
  * What a forecast takes from the stored history alone: the model fitted to the hours before the
@@ -64,6 +72,8 @@ export interface ForecastBasis {
   /** Prior error spread (learned profile or fallback), and `sigmas[k - 1]` for each lead `k`. */
   prior: number;
   sigmas: number[];
+  /** The replayed errors per lead, the jump risk and last week's prices the decision weighs. */
+  risk: RiskBasis;
 }
 
 /** Prepares the history-only part of a forecast for the hour holding `now` (see ForecastBasis). */
@@ -80,8 +90,15 @@ export function prepareForecast(
   );
   const fitted = fitModel(series, nowHour, params);
   const prior = fitted.usingFallback ? params.fallbackPriorSigma : params.priorSigma;
-  const { sigmas } = measureErrorSpread(fitted.model, nowHour, HORIZON_HOURS[horizon], prior);
-  return { nowHour, horizon, fitted, prior, sigmas };
+  const { sigmas, errors } = measureErrorSpread(fitted.model, nowHour, HORIZON_HOURS[horizon], prior);
+  const risk: RiskBasis = {
+    leads: errors.map(toLeadRisk),
+    jump: jumpRiskOf(recordJumps(fitted.model, nowHour, params.jumpFactor), params),
+    lastWeek: lastWeekValues(fitted.model, nowHour),
+    priorSigma: prior,
+    priorCount: params.priorCount,
+  };
+  return { nowHour, horizon, fitted, prior, sigmas, risk };
 }
 
 /** Returns the log of the current average, falling back to the latest stored hour when it is unusable. */
@@ -109,7 +126,7 @@ export function forecastGas(
   if (basis.nowHour !== nowHour || basis.horizon !== input.horizon) {
     throw new RangeError('forecast basis prepared for another hour or horizon');
   }
-  const { fitted, prior, sigmas } = basis;
+  const { fitted, risk } = basis;
   const { model, usingFallback } = fitted;
   const anchorLog = anchorLogOf(input, model);
   const path = forecastLogPath(model, nowHour, anchorLog, leads);
@@ -127,7 +144,7 @@ export function forecastGas(
     return {
       hour: nowHour + k,
       tiers: tiersAround(Math.exp(logAverage), currentSpread, typicalSpread, weight),
-      sigma: sigmas[i] ?? prior,
+      confidence: shareWithin(k, params.confidenceTolerance, risk),
     };
   });
   const predictions: Prediction[] = raw.map((point) => ({
@@ -136,15 +153,13 @@ export function forecastGas(
     average: roundSignificant(point.tiers.average),
     high: roundSignificant(point.tiers.high),
     isLowFeeWindow: point.tiers.average <= lowFeeCeiling,
-    confidence: Math.round(confidenceFromSigma(point.sigma, params.confidenceTolerance) * 1000) / 1000,
+    confidence: Math.round(point.confidence * 1000) / 1000,
   }));
 
-  const candidates = raw.map((point) => ({
-    hour: point.hour,
-    average: point.tiers.average,
-    sigma: point.sigma,
-  }));
-  const decision = decideSendOrWait(currentAverage, input.now, candidates, params);
+  const candidates = raw.map((point, i) => ({ hour: point.hour, lead: i + 1, average: point.tiers.average }));
+  const decision = decideSendOrWait(currentAverage, input.now, candidates, risk, params, {
+    ethUsd: input.ethUsd,
+  });
   const bestIndex = cheapestIndex(candidates);
   const best = predictions[bestIndex];
   const cheaper =

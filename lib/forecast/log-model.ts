@@ -134,8 +134,13 @@ export function* recentShapes(model: LogModel, first: number): Generator<Float64
   }
 }
 
-/** Returns the weight of the current deviation `lead` hours ahead: a fast-fading part plus a floor. */
-export function anchorWeight(params: ForecastParams, lead: number): number {
+/**
+ * Returns the weight of the current deviation `lead` hours ahead: a fast-fading part plus a floor.
+ * A deviation above `jumpFactor` is a jump under way (a burst of demand, not a new level): it fades
+ * by `jumpPersistence` an hour with no floor, since such spikes last hours, not days.
+ */
+export function anchorWeight(params: ForecastParams, lead: number, deviation = 0): number {
+  if (deviation > Math.log(params.jumpFactor)) return params.jumpPersistence ** lead;
   return params.anchorFloor + (1 - params.anchorFloor) * params.anchorPersistence ** lead;
 }
 
@@ -163,7 +168,12 @@ export function forecastLogPath(
   for (let k = 1; k <= leads; k++) {
     const hour = originHour + k;
     const drifted = baseline + model.params.levelPersistence ** k * (level - baseline);
-    path.push(drifted + seasonalAt(model, hour) + recentAt(hour) + anchorWeight(model.params, k) * deviation);
+    path.push(
+      drifted +
+        seasonalAt(model, hour) +
+        recentAt(hour) +
+        anchorWeight(model.params, k, deviation) * deviation,
+    );
   }
   return path;
 }

@@ -27,6 +27,8 @@ export interface ForecastInput {
   current: GasTiers;
   now: number;
   horizon: ForecastHorizon;
+  /** ETH/USD when a reading exists: the decision then also weighs a saving in USD. */
+  ethUsd?: number | null;
 }
 
 /** One hourly forecast point (SPEC 2.4). */

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { type DomainError, UnavailableError } from '../errors';
 
 /** One parameter that was missing or invalid, with what is allowed. */
 export interface InvalidParam {
@@ -7,7 +8,7 @@ export interface InvalidParam {
   allowed?: string[];
 }
 
-/** An RFC 9457 problem: thrown by handlers and services, rendered by the app's error handler. */
+/** An RFC 9457 problem: thrown by handlers and middleware, rendered by the app's error handler. */
 export class HttpProblem extends Error {
   override name = 'HttpProblem';
   constructor(
@@ -18,6 +19,17 @@ export class HttpProblem extends Error {
   ) {
     super(detail);
   }
+}
+
+/**
+ * Translates a domain error into the problem clients see: an unavailable dependency is a 503 whose
+ * `Retry-After` is the error's retry hint; anything else the domain raises is a 500.
+ */
+export function problemFromDomainError(error: DomainError): HttpProblem {
+  if (error instanceof UnavailableError) {
+    return new HttpProblem(503, error.summary, error.message, { retryAfterSeconds: error.retryAfterSeconds });
+  }
+  return new HttpProblem(500, error.summary, error.message);
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

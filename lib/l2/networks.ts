@@ -1,4 +1,5 @@
-import type { L2NetworkId } from '../config';
+/** The Layer 2 networks the service reads, by the id every request and response uses. */
+export type L2NetworkId = 'arbitrum' | 'optimism' | 'base' | 'polygon';
 
 /** How a network charges for a transaction (SPEC.md 2.10). */
 export type FeeModel = 'rollup_arbitrum_nitro' | 'rollup_op_stack' | 'sidechain';

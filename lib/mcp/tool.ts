@@ -2,8 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
+import { DomainError, UnavailableError } from '../errors';
 import { buildEnvelope } from '../http/envelope';
-import { HttpProblem } from '../http/problem';
 import { redactUrls } from '../log';
 import { inputObject } from './inputs';
 
@@ -98,10 +98,10 @@ export function registerTool<I extends Shape, O extends Shape>(
 /** Builds the `isError` result of a failed call; only messages written for callers are shown as they are. */
 function failureResult(deps: AppDeps, name: string, error: unknown): CallToolResult {
   let message: string;
-  if (error instanceof HttpProblem) {
-    const retry = error.extra.retryAfterSeconds;
-    message = `${error.title}: ${error.detail}${retry === undefined ? '' : ` Retry after ${retry} seconds.`}`;
-    deps.log.warn('mcp tool failed', { tool: name, status: error.status, title: error.title });
+  if (error instanceof DomainError) {
+    const retry = error instanceof UnavailableError ? ` Retry after ${error.retryAfterSeconds} seconds.` : '';
+    message = `${error.summary}: ${error.message}${retry}`;
+    deps.log.warn('mcp tool failed', { tool: name, error: error.name });
   } else if (error instanceof ToolUnavailableError) {
     message = error.message;
     deps.log.warn('mcp tool failed', { tool: name, error: redactUrls(error.message) });

@@ -9,6 +9,7 @@ import { createLastGoodStore } from '../store/create-last-good';
 import { type DatabaseEngine, nodeEngineSpec, openDatabase } from '../store/engines';
 import { SLOT_MS } from '../store/slots';
 import { startSlotScheduler } from './scheduler';
+import { createNodeWebAssets } from './web-assets';
 
 /** A running Node host. */
 export interface NodeHost {
@@ -41,6 +42,7 @@ export async function startNodeHost(
     lastGood: createLastGoodStore(config),
     withDb: engine ? engine.withDb : () => Promise.reject(new Error('no database')),
     state: new Map(),
+    web: createNodeWebAssets(),
     ...options.deps,
   };
   const app = createApp(deps);

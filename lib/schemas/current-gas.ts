@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { EnvelopeSchema } from './envelope';
+import type { CurrentGasReading } from '../services/current-gas';
+import { type BodyOf, EnvelopeSchema } from './envelope';
 
 /** Low / average / high fee per gas in gwei (SPEC.md 2.2). */
 export const GasTierSchema = z
@@ -21,9 +22,10 @@ export const GasTierSchema = z
 
 /** The `source` label format, documented once for every schema that carries it. */
 export const SOURCE_DESCRIPTION =
-  'Upstream that served the reading. A JSON-RPC provider is named by a short label derived from its host ' +
-  '(`publicnode`, `llamarpc`, `drpc`; `host:port` for an IP address or localhost; `name#2` for a second ' +
-  'URL at the same provider), never by its URL or key. `etherscan` is the block-explorer backstop, used ' +
+  'Upstream that served the reading. A JSON-RPC provider is named by the name its operator gave it, else ' +
+  'by a short label from its public host name (`publicnode`, `llamarpc`, `drpc`; `name#2` for a second URL ' +
+  'at the same provider), else `rpc-N` (its place in the list) for a provider reached by address; never by ' +
+  'its URL, address, port or key. `etherscan` is the block-explorer backstop, used ' +
   'when every RPC provider failed. `stale:<label>` (for example `stale:publicnode`) is the last good ' +
   'reading, at most 5 minutes old, served because every upstream is failing right now.';
 
@@ -50,3 +52,17 @@ export const GasResponseSchema = EnvelopeSchema.extend(CurrentGasSchema.shape)
     }),
   })
   .openapi('GasResponse');
+
+export type CurrentGas = z.infer<typeof CurrentGasSchema>;
+export type GasBody = BodyOf<typeof GasResponseSchema>;
+
+/** Shapes a reading into the GET /api/gas body (also the get_current_gas result). */
+export function toGasBody(reading: CurrentGasReading): GasBody {
+  return { ...reading };
+}
+
+/** Shapes a reading into the `currentGas` / `current` objects of the dashboard and the forecast. */
+export function toCurrentGas(reading: CurrentGasReading): CurrentGas {
+  const { low, average, high, source } = reading;
+  return { low, average, high, source };
+}

@@ -9,3 +9,10 @@ export const EnvelopeSchema = z.object({
   }),
   tier: z.literal('free').openapi({ description: 'Always `free` at present.' }),
 });
+
+/**
+ * A response body less its envelope: what a `to<Resource>Body` mapper beside each schema builds from
+ * a service's domain object. The endpoint adds the envelope; the MCP tool of the same resource reuses
+ * the mapper, so each body is assembled in exactly one place.
+ */
+export type BodyOf<S extends z.ZodType> = Omit<z.infer<S>, 'citation' | 'tier'>;

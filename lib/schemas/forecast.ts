@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { CurrentGasSchema, GasTierSchema } from './current-gas';
-import { EnvelopeSchema } from './envelope';
-import { EthPriceCompactSchema } from './eth-price';
+import type { Dashboard } from '../services/dashboard';
+import type { GasPredictions } from '../services/gas-predictions';
+import { CurrentGasSchema, GasTierSchema, toCurrentGas } from './current-gas';
+import { type BodyOf, EnvelopeSchema } from './envelope';
+import { EthPriceCompactSchema, toEthPriceCompact } from './eth-price';
 import { HistoryPointSchema } from './history';
 
 const gwei = (description: string) => z.number().nonnegative().openapi({ description });
@@ -94,3 +96,34 @@ export const DashboardResponseSchema = EnvelopeSchema.extend({
   }),
   lastUpdated: z.string().datetime(),
 }).openapi('DashboardResponse');
+
+export type GasPredictionsBody = BodyOf<typeof GasPredictionsResponseSchema>;
+export type DashboardBody = BodyOf<typeof DashboardResponseSchema>;
+
+/** Shapes a forecast into the GET /api/gas-predictions body (the MCP forecast tools reuse it). */
+export function toGasPredictionsBody(p: GasPredictions): GasPredictionsBody {
+  return {
+    current: toCurrentGas(p.current),
+    historical: p.historical,
+    predictions: p.predictions,
+    nextBestTime: p.nextBestTime,
+    decision: p.decision,
+    timeframe: p.timeframe,
+    dataPoints: p.dataPoints,
+    lastUpdated: p.lastUpdated,
+    usingFallbackData: p.usingFallbackData,
+  };
+}
+
+/** Shapes the dashboard's parts into the GET /api/dashboard body. */
+export function toDashboardBody(d: Dashboard): DashboardBody {
+  return {
+    currentGas: toCurrentGas(d.currentGas),
+    decision: d.decision,
+    ethPrice: toEthPriceCompact(d.ethPrice),
+    nextBestWindow: d.nextBestWindow,
+    predictions: d.predictions,
+    compactHistory: d.compactHistory,
+    lastUpdated: d.lastUpdated,
+  };
+}

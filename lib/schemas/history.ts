@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { EnvelopeSchema } from './envelope';
+import type { GasHistory } from '../services/gas-history';
+import type { L2GasHistory } from '../services/l2-gas-history';
+import { type BodyOf, EnvelopeSchema } from './envelope';
 
 /** Allowed `range` values of /api/gas-history (SPEC 4.1). */
 export const HISTORY_RANGES = ['10m', '30m', '2h', '6h', '1d', '7d', '30d'] as const;
@@ -70,5 +72,38 @@ export const L2GasHistoryResponseSchema = EnvelopeSchema.extend({
   }),
 }).openapi('L2GasHistoryResponse');
 
-export type GasHistoryResponse = z.infer<typeof GasHistoryResponseSchema>;
-export type L2GasHistoryResponse = z.infer<typeof L2GasHistoryResponseSchema>;
+export type GasHistoryBody = BodyOf<typeof GasHistoryResponseSchema>;
+export type L2GasHistoryBody = BodyOf<typeof L2GasHistoryResponseSchema>;
+
+/** Shapes a history read as SPEC 2.9 describes it: ISO points, oldest first, and their `meta`. */
+export function toGasHistoryBody(history: GasHistory): GasHistoryBody {
+  const points = history.buckets.map((b) => ({
+    timestamp: new Date(b.time).toISOString(),
+    gasPrice: b.gasPrice,
+  }));
+  return {
+    range: history.range,
+    points,
+    meta: {
+      requestedRange: history.range,
+      renderedRangeStart: points[0]?.timestamp ?? null,
+      renderedRangeEnd: points.at(-1)?.timestamp ?? null,
+      pointCount: points.length,
+      bucketSeconds: history.bucketSeconds,
+      source: 'snapshots',
+    },
+  };
+}
+
+/** Shapes raw L2 samples as SPEC 2.11 describes them, oldest first. */
+export function toL2GasHistoryBody(history: L2GasHistory): L2GasHistoryBody {
+  return {
+    network: history.network,
+    hours: history.hours,
+    points: history.samples.map((s) => ({
+      timestamp: new Date(s.time).toISOString(),
+      gas_price_gwei: s.gasPriceGwei,
+      execution_gas_cost_usd: s.executionGasCostUsd,
+    })),
+  };
+}

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { EnvelopeSchema } from './envelope';
+import type { L2GasResult } from '../services/l2-gas';
+import { type BodyOf, EnvelopeSchema } from './envelope';
 
 /** Network ids in the order every response lists them (SPEC.md 2.10, 4.2 rule 5). */
 export const L2_NETWORK_IDS = ['arbitrum', 'optimism', 'base', 'polygon'] as const;
@@ -73,3 +74,9 @@ export const L2GasResponseSchema = EnvelopeSchema.extend({
 
 export type L2NetworkReading = z.infer<typeof L2NetworkReadingSchema>;
 export type L2GasResponse = z.infer<typeof L2GasResponseSchema>;
+export type L2GasBody = BodyOf<typeof L2GasResponseSchema>;
+
+/** Shapes the four networks into the GET /api/l2-gas body (the get_l2_gas tool reuses it). */
+export function toL2GasBody(result: L2GasResult): L2GasBody {
+  return { networks: result.networks, fetchedAt: new Date(result.fetchedAt).toISOString() };
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
-import { HttpProblem } from '../http/problem';
+import { GasUnavailableError } from '../errors';
 import { readThrough, type SharedKind } from '../store/shared-read';
 import { readEtherscanGas } from '../upstream/etherscan';
 import { getMainnetBestBlock, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
@@ -30,7 +30,7 @@ export const CURRENT_GAS_TTL_MS = 30_000;
 export const CURRENT_GAS_LAST_GOOD_KEY = 'current-gas:mainnet';
 /** A last good reading older than this is not served (SPEC.md decision 7). */
 export const MAX_STALE_MS = 5 * 60_000;
-/** What a 503 tells clients to wait: about one refresh cadence. */
+/** How long callers are told to wait when no reading exists: about one refresh cadence. */
 export const RETRY_AFTER_SECONDS = 30;
 export const STALE_PREFIX = 'stale:';
 
@@ -45,7 +45,8 @@ class MainnetGasUnavailable extends Error {
  * Returns the current mainnet tiers through the shared read-through entry (lib/store/shared-read.ts):
  * at most one upstream read per 30 s for the whole fleet while Redis is up, one per instance when it
  * is not. When the last refresh failed, the last good reading (at most 5 minutes old) is served as
- * `stale:<label>`; with none, a 503 HttpProblem. `notBefore` asks for a reading taken since then.
+ * `stale:<label>`. `notBefore` asks for a reading taken since then.
+ * @throws GasUnavailableError when no upstream answers and no reading of the last 5 minutes exists.
  */
 export async function getCurrentGas(
   deps: GasDeps,
@@ -58,11 +59,9 @@ export async function getCurrentGas(
     if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
     return { ...shared.value, source: `${STALE_PREFIX}${shared.value.source}` };
   }
-  throw new HttpProblem(
-    503,
-    'Gas data unavailable',
+  throw new GasUnavailableError(
     'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
-    { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    RETRY_AFTER_SECONDS,
   );
 }
 

@@ -1,6 +1,5 @@
 import type { AppDeps } from '../deps';
-import { HttpProblem } from '../http/problem';
-import type { GasHistoryResponse } from '../schemas/history';
+import { HistoryStoreUnavailableError } from '../errors';
 import { type Database, describeDbError } from '../store/database';
 import { chooseBucketSeconds, type HistoryRange, RANGE_SECONDS, rangeWindow } from '../store/history-buckets';
 import { type HistoryBucket, readBucketedHistory } from '../store/history-queries';
@@ -11,7 +10,7 @@ export const STORE_RETRY_AFTER_SECONDS = 30;
 // Identical concurrent requests share one query; short enough that a new 90-second slot shows promptly.
 const HISTORY_TTL_MS = 5_000;
 
-/** Mainnet history for one range: buckets oldest first and the bucket size used. */
+/** Mainnet history for one range: buckets oldest first and the bucket size used (`toGasHistoryBody` shapes the body). */
 export interface GasHistory {
   range: HistoryRange;
   bucketSeconds: number;
@@ -22,8 +21,9 @@ export interface GasHistory {
 
 /**
  * Runs one unit of work on the history store. Any failure there (unreachable, refused, broken
- * connection) is logged and becomes a 503 with Retry-After, since the store is the only source of
- * history and a client can do nothing but retry.
+ * connection) is logged and reported as unavailable with a retry hint, since the store is the only
+ * source of history and a client can do nothing but retry.
+ * @throws HistoryStoreUnavailableError when the store cannot do the work.
  */
 export async function readHistoryStore<T>(
   deps: Pick<AppDeps, 'withDb' | 'log'>,
@@ -33,18 +33,17 @@ export async function readHistoryStore<T>(
     return await deps.withDb(work);
   } catch (error) {
     deps.log.error('history store unavailable', { error: describeDbError(error) });
-    throw new HttpProblem(
-      503,
-      'History store unavailable',
+    throw new HistoryStoreUnavailableError(
       'The history database cannot be reached; retry shortly.',
-      {
-        retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
-      },
+      STORE_RETRY_AFTER_SECONDS,
     );
   }
 }
 
-/** Reads bucketed mainnet history for a range ending now (SPEC 2.9, decision 9). */
+/**
+ * Reads bucketed mainnet history for a range ending now (SPEC 2.9, decision 9).
+ * @throws HistoryStoreUnavailableError when the store cannot be read.
+ */
 export async function getGasHistory(
   deps: Pick<AppDeps, 'withDb' | 'log' | 'now' | 'cache'>,
   range: HistoryRange,
@@ -57,27 +56,4 @@ export async function getGasHistory(
     );
     return { range, bucketSeconds, buckets, updatedAt: latestReadAt ?? now };
   });
-}
-
-/** The body of GET /api/gas-history (and of the get_gas_history tool) less the envelope. */
-export type GasHistoryBody = Omit<GasHistoryResponse, 'citation' | 'tier'>;
-
-/** Shapes a history read as SPEC 2.9 describes it: ISO points, oldest first, and their `meta`. */
-export function toGasHistoryBody(history: GasHistory): GasHistoryBody {
-  const points = history.buckets.map((b) => ({
-    timestamp: new Date(b.time).toISOString(),
-    gasPrice: b.gasPrice,
-  }));
-  return {
-    range: history.range,
-    points,
-    meta: {
-      requestedRange: history.range,
-      renderedRangeStart: points[0]?.timestamp ?? null,
-      renderedRangeEnd: points.at(-1)?.timestamp ?? null,
-      pointCount: points.length,
-      bucketSeconds: history.bucketSeconds,
-      source: 'snapshots',
-    },
-  };
 }

@@ -1,3 +1,4 @@
+import { settleWithin } from '../async';
 import { type AppDeps, getState } from '../deps';
 import {
   type ForecastBasis,
@@ -8,12 +9,14 @@ import {
   prepareForecast,
 } from '../forecast';
 import { type CurrentGasReading, getCurrentGas } from './current-gas';
+import { getEthPrice } from './eth-price';
 import { type ForecastHistory, getForecastHistory, selectHourlyPoints } from './forecast-history';
 
 const TTL_MS = 30_000;
+const PRICE_WAIT_MS = 250;
 const HOUR_MS = 3_600_000;
 
-/** Everything /api/gas-predictions serves, before the envelope. */
+/** Everything /api/gas-predictions serves, as domain values (`toGasPredictionsBody` shapes the body). */
 export interface GasPredictions extends GasForecast {
   current: CurrentGasReading;
   historical: { timestamp: string; gasPrice: number }[];
@@ -24,13 +27,20 @@ export interface GasPredictions extends GasForecast {
 
 /**
  * Forecasts the coming hours for a horizon from the stored history and the live reading, once per
- * 30 s per horizon and process. Throws the current-gas 503 when no live or recent reading exists.
+ * 30 s per horizon and process; the decision also weighs the saving in USD when the ETH price has
+ * a value within a moment. An unreachable store is not an error: the built-in profile stands in.
+ * @throws GasUnavailableError when no live or recent mainnet reading exists (from getCurrentGas).
  */
 export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
   return deps.cache.get(`gas-predictions:${timeframe}`, TTL_MS, async () => {
-    const [current, history] = await Promise.all([getCurrentGas(deps), getForecastHistory(deps)]);
+    const [current, history, price] = await Promise.all([
+      getCurrentGas(deps),
+      getForecastHistory(deps),
+      // The USD floor is a refinement: a price that is slow to come is not waited for.
+      settleWithin(getEthPrice(deps), PRICE_WAIT_MS).catch(() => ({ usd: null })),
+    ]);
     const now = deps.now();
-    const input = { history: history.hours, current, now, horizon: timeframe };
+    const input = { history: history.hours, current, now, horizon: timeframe, ethUsd: price.usd };
     const forecast = forecastGas(input, undefined, basisFor(deps, history, now, timeframe));
     const spanStart = Math.floor(now / HOUR_MS) * HOUR_MS - HORIZON_HOURS[timeframe] * HOUR_MS;
     return {

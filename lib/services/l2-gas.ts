@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { L2NetworkId } from '../config';
 import type { AppDeps } from '../deps';
-import { L2_NETWORKS, type L2Network } from '../l2/networks';
+import { L2_NETWORKS, type L2Network, type L2NetworkId } from '../l2/networks';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';

@@ -71,6 +71,8 @@ interface LocalState {
   sickUntil: number;
   /** Consecutive failed store calls; each one doubles the time without the store. */
   storeFailures: number;
+  /** Kinds whose next read must not serve a reading from before the given time (requireFreshReading). */
+  notBefore: Map<string, number>;
 }
 
 type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
@@ -92,14 +94,16 @@ export interface ReadOptions {
 export function readThrough<T>(
   deps: Deps,
   kind: SharedKind<T>,
-  options: ReadOptions = {},
+  readOptions: ReadOptions = {},
 ): Promise<SharedReading<T>> {
-  const local = getState<LocalState>(deps, 'shared-read', () => ({
-    held: new Map(),
-    inFlight: new Map(),
-    sickUntil: 0,
-    storeFailures: 0,
-  }));
+  const local = localState(deps);
+  const required = local.notBefore.get(kind.key);
+  const options =
+    required === undefined
+      ? readOptions
+      : { ...readOptions, notBefore: Math.max(required, readOptions.notBefore ?? 0) };
+  local.notBefore.delete(kind.key);
+
   const held = local.held.get(kind.key);
   const wantsNewer = options.notBefore !== undefined && (held?.entry.readAt ?? 0) < options.notBefore;
   if (held && deps.now() < held.recheckAt && !wantsNewer)
@@ -204,6 +208,24 @@ async function readAndShare<T>(
   return hold(kind, entry, deps.now(), true, true);
 }
 
+function localState(deps: Pick<AppDeps, 'state'>): LocalState {
+  return getState<LocalState>(deps, 'shared-read', () => ({
+    held: new Map(),
+    inFlight: new Map(),
+    sickUntil: 0,
+    storeFailures: 0,
+    notBefore: new Map(),
+  }));
+}
+
+/**
+ * Makes this instance's next read of `key` refresh any reading taken before now (an operator's or a
+ * test's "read it again"); a failing upstream then leaves the last good reading served as stale.
+ */
+export function requireFreshReading(deps: Pick<AppDeps, 'state' | 'now'>, key: string): void {
+  localState(deps).notBefore.set(key, deps.now());
+}
+
 /** Skips the store for a while: 10 s after a failure, doubling up to a minute while it keeps failing. */
 function markSick(deps: Deps, local: LocalState): void {
   // Calls that were in flight together fail together: one outage, one step of the back-off.
@@ -243,8 +265,8 @@ function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
 /** Due for a refresh: no reading, or one past its refresh point, unless a failed refresh is backing off. */
 function isDue<T>(kind: SharedKind<T>, entry: Entry<T> | null, now: number, notBefore?: number): boolean {
   if (!entry) return true;
-  if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore)
-    return !entry.failure || now >= entry.failure.retryAt;
+  // Asked for explicitly (a snapshot slot, an operator): read again even while a failure backs off.
+  if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
   if (entry.failure && now < entry.failure.retryAt) return false;
   return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry) * (1 - REFRESH_LEAD);
 }

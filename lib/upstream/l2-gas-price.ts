@@ -57,7 +57,7 @@ export async function readL2Network(
   const options: RpcPoolOptions = {
     name: network.id,
     chainId: network.chainId,
-    urls: deps.config.l2RpcUrls[network.id],
+    providers: deps.config.l2Rpc[network.id],
     timeoutMs,
     maxLagBlocks: Math.ceil(MAX_LAG_MS / network.blockTimeMs),
     ...overrides,
@@ -78,7 +78,7 @@ export async function readL2Network(
   if (!l1 || 'fee' in l1) return reading;
 
   deps.log.warn('l1 fee read failed', { network: network.id, provider: answer.provider, kind: l1.failure });
-  const others = pool.providers.filter((p) => p.label !== answer.provider).map((p) => p.url);
+  const others = pool.providers.filter((p) => p.label !== answer.provider);
   const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt));
   if (others.length === 0 || leftMs < 200) return { ...reading, l1FeeFailure: l1.failure };
   try {
@@ -87,7 +87,7 @@ export async function readL2Network(
     const retry = createRpcPool(deps, {
       ...options,
       name: `${network.id}:l1-fee`,
-      urls: others,
+      providers: others,
       deadlineMs: leftMs,
     });
     const fee = await retry.request((client) => readL1FeeWei(rpcCall(client), network.chainId));

@@ -40,7 +40,7 @@ export async function readMainnetGasFromRpc(
   const pool = createRpcPool(deps, {
     name: 'mainnet',
     chainId: MAINNET_CHAIN_ID,
-    urls: deps.config.mainnetRpcUrls,
+    providers: deps.config.mainnetRpc,
     timeoutMs: deps.config.upstreamTimeoutMs,
     ...overrides,
   });

@@ -1,6 +1,6 @@
 import { createPublicClient, http, type PublicClient } from 'viem';
+import type { RpcEndpoint } from '../config';
 import { type AppDeps, getState } from '../deps';
-import { labelProviders } from './provider-label';
 import { classifyRpcError, RpcAttemptError, type RpcFailure, RpcPoolError } from './rpc-errors';
 import { assertFresh, type BlockStamp, type FreshnessLimits, recordBestBlock } from './rpc-freshness';
 import {
@@ -30,8 +30,8 @@ export interface RpcPoolOptions extends Partial<FreshnessLimits> {
   name: string;
   /** The chain id every provider must report. */
   chainId: number;
-  /** Provider URLs in priority order. */
-  urls: readonly string[];
+  /** Providers in priority order, each with the label shown for it (see the configuration). */
+  providers: readonly RpcEndpoint[];
   /** Budget of one attempt (one provider), in ms. */
   timeoutMs: number;
   hedgeDelayMs?: number;
@@ -71,8 +71,7 @@ type PoolDeps = Pick<AppDeps, 'fetch' | 'now' | 'log' | 'state'>;
  * persist for the process.
  */
 export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool {
-  const labels = labelProviders(options.urls);
-  const providers = options.urls.map((url, i) => ({ key: url, url, label: labels[i] ?? `rpc#${i + 1}` }));
+  const providers = options.providers.map(({ url, label }) => ({ key: url, url, label }));
   const hedgeDelayMs = options.hedgeDelayMs ?? DEFAULT_HEDGE_DELAY_MS;
   const deadlineMs = options.deadlineMs ?? options.timeoutMs + hedgeDelayMs;
   const limits: FreshnessLimits = {

@@ -25,6 +25,13 @@ export const SCORED_SERIES: readonly SeriesSource[] = [
   },
 ];
 
+/** The sub-gwei 2026 base-fee series (14 days, calm): scored by the back-test, tuned on its first two thirds only. */
+export const SERIES_2026: SeriesSource = {
+  file: 'mainnet_basefee_hourly_median_2026-01-07_2026-01-21.csv',
+  timeColumn: 'timestamp_utc',
+  valueColumn: 'base_fee_gwei',
+};
+
 /** The 2021 base-fee series: never scored by the back-test; interpolated times (about 1 h error). */
 export const SERIES_2021: SeriesSource = {
   file: 'mainnet_basefee_every15blocks_2021-08-05_2021-12-31.csv',

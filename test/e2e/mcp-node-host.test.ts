@@ -16,7 +16,7 @@ import { type NodeHost, startNodeHost } from '../../lib/node/host';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
 import { insertMainnetSnapshots, type MainnetSnapshot } from '../../lib/store/history-writes';
 import { SLOT_MS, slotStartOf } from '../../lib/store/slots';
-import { L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
 
 const HOUR_MS = 3_600_000;
 
@@ -208,7 +208,6 @@ describe('MCP endpoint on the Node host over HTTP', () => {
 
   it('puts no secret of any upstream in a result or a log line', () => {
     expect(results.length).toBe(10);
-    const everything = [...results, ...lines].join('\n');
-    for (const secret of up.secrets) expect(everything).not.toContain(secret);
+    expectNoLeaks(up, ...results, ...lines);
   });
 });

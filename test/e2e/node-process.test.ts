@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../helpers/free-port';
-import { startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 
 let up: Upstreams;
 beforeAll(async () => {
@@ -56,7 +56,7 @@ describe('npm start as a process', () => {
         child.kill(signal);
         expect(await exited).toBe(0);
         expect(out).toContain(`"signal":"${signal}"`);
-        for (const secret of up.secrets) expect(out).not.toContain(secret);
+        expectNoLeaks(up, out);
       } finally {
         child.kill('SIGKILL');
         rmSync(dataDir, { recursive: true, force: true });

@@ -67,10 +67,16 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     expect(Date.parse(body.historical[0]!.timestamp)).toBeGreaterThanOrEqual(
       nextHour - (points + 1) * HOUR_MS,
     );
-    expect(body.current.source).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(body.current.source).toBe('rpc-1');
     expect(body.citation).toMatch(/updated \d{4}-\d{2}-\d{2}T/);
     if (body.decision.recommendation === 'send_now') expect(body.decision.expectedSavingsPct).toBe(0);
-    else expect(body.nextBestTime?.timestamp).toBe(body.decision.nextBestAt);
+    else {
+      // The hour waited for is a predicted hour, the cheapest or a nearer one worth nearly as much.
+      expect(body.predictions.map((p) => p.timestamp)).toContain(body.decision.nextBestAt);
+      expect(Date.parse(body.decision.nextBestAt)).toBeLessThanOrEqual(
+        Date.parse(body.nextBestTime?.timestamp ?? ''),
+      );
+    }
   });
 
   it('learns the stored daily shape: the cheapest predicted hour of the next day is near 04:00 UTC', async () => {

@@ -143,10 +143,11 @@ describe('npm run history:import', () => {
     expect((failure as { stderr: string }).stderr).not.toContain('s3cr3t');
   });
 
-  it('describes a wrapped driver error with its cause and no URL', () => {
+  it('describes a wrapped driver error with its cause and no URL or port', () => {
     const error = new Error('Failed query: select 1\nparams: ', {
       cause: new Error('connect to postgres://a:secret@db.example:5432/x refused'),
     });
-    expect(describeDbError(error)).toBe('Failed query: select 1: connect to db.example:5432 refused');
+    // A URL is cut down to its host name: no password, database path or port.
+    expect(describeDbError(error)).toBe('Failed query: select 1: connect to db.example refused');
   });
 });

@@ -2,7 +2,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import { L2GasResponseSchema } from '../../lib/schemas/l2-gas';
 import { createTestDeps } from '../helpers/deps';
-import { type FaultMode, L2_NAMES, type L2Name, startUpstreams, type Upstreams } from '../upstreams';
+import {
+  expectNoLeaks,
+  type FaultMode,
+  L2_NAMES,
+  type L2Name,
+  startUpstreams,
+  type Upstreams,
+} from '../upstreams';
 
 let up: Upstreams;
 
@@ -22,10 +29,7 @@ async function getL2Gas() {
   const res = await createApp(deps).request('/api/l2-gas');
   const raw = await res.text();
   expect(res.status).toBe(200);
-  for (const secret of up.secrets) {
-    expect(raw).not.toContain(secret);
-    expect(deps.logs.join('\n')).not.toContain(secret);
-  }
+  expectNoLeaks(up, raw, ...deps.logs);
   const body = L2GasResponseSchema.parse(JSON.parse(raw));
   expect(body.networks.map((n) => n.id)).toEqual(['arbitrum', 'optimism', 'base', 'polygon']);
   return { body, logs: deps.logs };

@@ -4,7 +4,7 @@ import { createApp } from '../../functions/app';
 import type { AppDeps } from '../../lib/deps';
 import { type L2GasResponse, L2GasResponseSchema } from '../../lib/schemas/l2-gas';
 import { createFaultyStore, createTestDeps } from '../helpers/deps';
-import { L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
 
 // One clock for the app and the simulators' chain heads, moved by tests to step past caches.
 let clock = Date.now();
@@ -77,10 +77,7 @@ function expectWellFormed(result: { status: number; raw: string; body: L2GasResp
   expect(result.body.networks.map((n) => n.id)).toEqual(['arbitrum', 'optimism', 'base', 'polygon']);
   expect(result.body.tier).toBe('free');
   expect(result.body.citation).toMatch(new RegExp(`updated ${result.body.fetchedAt.replace(/\./g, '\\.')}$`));
-  for (const secret of up.secrets) {
-    expect(result.raw).not.toContain(secret);
-    expect(logs.join('\n')).not.toContain(secret);
-  }
+  expectNoLeaks(up, result.raw, ...logs);
 }
 
 function expectLive(body: L2GasResponse, id: keyof typeof GAS) {

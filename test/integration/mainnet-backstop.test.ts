@@ -2,11 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import { createMemoryLastGoodStore } from '../../lib/store/last-good';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
-import { type FaultMode, startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, type FaultMode, startUpstreams, type Upstreams } from '../upstreams';
 
 let upstreams: Upstreams;
 
-/** GETs /api/gas and checks that neither the body nor any log line carries a configured URL or key. */
+/** GETs /api/gas and checks that neither the body nor any log line carries a configured URL, key, address or port. */
 async function getGas(deps: TestDeps) {
   const res = await createApp(deps).request('/api/gas');
   const text = await res.text();
@@ -21,6 +21,7 @@ async function getGas(deps: TestDeps) {
     expect(text).not.toContain(secret);
     for (const line of deps.logs) expect(line).not.toContain(secret);
   }
+  expectNoLeaks(upstreams, text, ...deps.logs);
   return { res, body: JSON.parse(text) as Record<string, unknown> };
 }
 
@@ -123,7 +124,7 @@ describe('GET /api/gas when every RPC provider fails', () => {
     await failEveryRpc();
     await upstreams.etherscan.fault('stale');
     const { body } = await getGas(deps);
-    expect(body.source).toBe(`stale:127.0.0.1:${upstreams.mainnet[0]?.port}`);
+    expect(body.source).toBe('stale:rpc-1');
     expect(deps.logs.some((line) => line.includes('etherscan stale'))).toBe(true);
   });
 });

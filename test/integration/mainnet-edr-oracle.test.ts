@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import { computeNextBaseFee } from '../../lib/oracle/fee-history';
 import { createTestDeps } from '../helpers/deps';
+import { expectNoLeaks } from '../upstreams';
 import { type EdrNode, startEdrNode } from './helpers/edr-node';
 
 const GWEI = 1_000_000_000n;
@@ -87,23 +88,25 @@ describe('GET /api/gas against a real EVM node (EDR)', () => {
   });
 
   it('serves next base fee + the median of the 70/90/99th percentile tips the transactions paid', async () => {
-    const deps = createTestDeps({ MAINNET_RPC_URLS: edr.url, ETHERSCAN_API_URL: await closedPortUrl() });
+    const deps = createTestDeps({
+      MAINNET_RPC_URLS: `edr=${edr.url}`,
+      ETHERSCAN_API_URL: await closedPortUrl(),
+    });
     const res = await createApp(deps).request('/api/gas');
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    const port = new URL(edr.url).port;
     expect(body).toMatchObject({
       low: gwei4(nextBaseFee + EXPECTED_TIPS.low),
       average: gwei4(nextBaseFee + EXPECTED_TIPS.average),
       high: gwei4(nextBaseFee + EXPECTED_TIPS.high),
       baseFee: gwei4(nextBaseFee),
       blockNumber: BLOCK_TIPS_DECIGWEI.length,
-      source: `127.0.0.1:${port}`,
+      source: 'edr',
       tier: 'free',
     });
   });
 
-  it('fails over from a refusing primary to the node at once, naming the node as source', async () => {
+  it('fails over from a refusing primary to the node at once, naming the node by its place as source', async () => {
     const dead = await closedPortUrl();
     const deps = createTestDeps({
       MAINNET_RPC_URLS: `${dead},${edr.url}`,
@@ -111,7 +114,10 @@ describe('GET /api/gas against a real EVM node (EDR)', () => {
     });
     const res = await createApp(deps).request('/api/gas');
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body.source).toBe(`127.0.0.1:${new URL(edr.url).port}`);
+    // Both listen on 127.0.0.1, an address-only host: labelled by their place in the list, never the address.
+    expect(body.source).toBe('rpc-2');
+    const configured = [dead, edr.url].map((url) => ({ url, port: Number(new URL(url).port) }));
+    expectNoLeaks({ secrets: [], all: configured }, JSON.stringify(body), ...deps.logs);
     expect(body.high).toBe(gwei4(nextBaseFee + EXPECTED_TIPS.high));
     expect(
       deps.logs.some((line) => line.includes('rpc attempt failed') && line.includes('"kind":"network"')),

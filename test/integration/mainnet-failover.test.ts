@@ -1,7 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import { createTestDeps, forgetReadings, type TestDeps } from '../helpers/deps';
-import { type FaultMode, type FaultOptions, startUpstreams, type Upstreams } from '../upstreams';
+import {
+  expectNoLeaks,
+  type FaultMode,
+  type FaultOptions,
+  startUpstreams,
+  type Upstreams,
+} from '../upstreams';
 
 let upstreams: Upstreams;
 
@@ -16,9 +22,10 @@ const REAL_HISTORY = {
   ],
 };
 
-const labelOf = (index: number) => `127.0.0.1:${upstreams.mainnet[index]?.port}`;
+// The simulators listen on 127.0.0.1, an address-only host: each is labelled by its place in the list.
+const labelOf = (index: number) => `rpc-${index + 1}`;
 
-/** GETs /api/gas and checks that neither the body nor any log line carries a configured URL or key. */
+/** GETs /api/gas and checks that neither the body nor any log line carries a configured URL, key, address or port. */
 async function getGas(deps: TestDeps) {
   const res = await createApp(deps).request('/api/gas');
   const text = await res.text();
@@ -27,6 +34,7 @@ async function getGas(deps: TestDeps) {
     expect(text).not.toContain(secret);
     for (const line of deps.logs) expect(line).not.toContain(secret);
   }
+  expectNoLeaks(upstreams, text, ...deps.logs);
   return { res, body: JSON.parse(text) as Record<string, unknown> };
 }
 
@@ -43,7 +51,7 @@ afterAll(async () => {
 });
 
 describe('GET /api/gas with healthy providers', () => {
-  it('serves the primary provider, labelled by host and port, with the tiers its fee history implies', async () => {
+  it('serves the primary provider, labelled by its place in the list, with the tiers its fee history implies', async () => {
     for (const sim of upstreams.mainnet) sim.setFeeHistory(REAL_HISTORY);
     const { res, body } = await getGas(createTestDeps(upstreams.env));
     expect(res.status).toBe(200);
@@ -80,7 +88,7 @@ describe('GET /openapi.json', () => {
     const source = doc.components.schemas.GasResponse?.properties?.source?.description ?? '';
     expect(source).toContain('stale:<label>');
     expect(source).toContain('etherscan');
-    expect(source).toContain('host:port');
+    expect(source).toContain('rpc-N');
   });
 });
 
@@ -126,6 +134,20 @@ describe('GET /api/gas when the primary provider fails', () => {
     const { body } = await getGas(deps);
     expect(body.source).toBe(labelOf(1));
     expect(deps.logs.some((line) => line.includes('"kind":"lag"'))).toBe(true);
+  });
+
+  it('labels providers by the names the operator gave them (name=url), in answers and logs', async () => {
+    await upstreams.mainnet[0]?.fault('http-500');
+    const [primary, backup] = upstreams.mainnet.map((sim) => sim.url);
+    const deps = createTestDeps({
+      ...upstreams.env,
+      MAINNET_RPC_URLS: `home-node=${primary},Backup_1=${backup}`,
+    });
+    const { body } = await getGas(deps);
+    expect(body.source).toBe('Backup_1');
+    expect(
+      deps.logs.some((line) => line.includes('"provider":"home-node"') && line.includes('"kind":"http"')),
+    ).toBe(true);
   });
 
   it('moves past two failing providers to the third', async () => {

@@ -6,7 +6,7 @@ import { createApp } from '../../functions/app';
 import { MCP_MAX_BODY_BYTES } from '../../functions/mcp';
 import { TOOL_NAMES } from '../../lib/mcp/tools';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
-import { startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 let up: Upstreams;
@@ -202,6 +202,6 @@ describe('POST /api/mcp with bad input', () => {
   it('keeps serving after every fault above', async () => {
     const client = await connect();
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
-    for (const secret of up.secrets) expect(deps.logs.join('\n')).not.toContain(secret);
+    expectNoLeaks(up, ...deps.logs);
   });
 });

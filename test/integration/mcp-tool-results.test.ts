@@ -11,7 +11,7 @@ import { transactionCostTool } from '../../lib/mcp/tools/transaction-cost';
 import { computeTransactionCost } from '../../lib/mcp/transaction-cost';
 import { GasResponseSchema } from '../../lib/schemas/current-gas';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
-import { L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
 
 const ETH_USD = 2000;
 const POL_USD = 0.25;
@@ -93,8 +93,7 @@ const estimate = (client: Client, args: Record<string, unknown> = {}) =>
   callOk(client, transactionCostTool, args);
 
 function expectNoSecrets(deps: TestDeps, ...texts: string[]) {
-  const all = [...texts, ...deps.logs].join('\n');
-  for (const secret of up.secrets) expect(all).not.toContain(secret);
+  expectNoLeaks(up, ...texts, ...deps.logs);
 }
 
 describe('MCP estimate_transaction_cost', () => {

@@ -6,7 +6,7 @@ import type { Database } from '../../lib/store/database';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
 import { SLOT_MS, slotStartOf } from '../../lib/store/slots';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
-import { L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
 import {
   clearHistory,
   countRows,
@@ -44,7 +44,7 @@ function depsOn(withDb: DatabaseEngine['withDb']): TestDeps {
 }
 
 function expectNoSecrets(logs: string[]): void {
-  for (const secret of up.secrets) expect(logs.join('\n')).not.toContain(secret);
+  expectNoLeaks(up, ...logs);
 }
 
 describe('snapshot job when upstreams fail', () => {

@@ -6,8 +6,8 @@ describe('parseConfig', () => {
     const config = parseConfig({});
     expect(config.port).toBe(8787);
     expect(config.dataDir).toBe('.data');
-    expect(config.mainnetRpcUrls).toEqual(DEFAULT_RPC_URLS.mainnet);
-    expect(config.l2RpcUrls.polygon).toEqual(DEFAULT_RPC_URLS.polygon);
+    expect(config.mainnetRpc.map((p) => p.url)).toEqual(DEFAULT_RPC_URLS.mainnet);
+    expect(config.l2Rpc.polygon.map((p) => p.url)).toEqual(DEFAULT_RPC_URLS.polygon);
     expect(config.etherscan).toEqual({ url: 'https://api.etherscan.io/v2/api', apiKey: undefined });
     expect(config.upstreamTimeoutMs).toBe(DEFAULT_UPSTREAM_TIMEOUT_MS);
     expect(config.upstash).toBeUndefined();
@@ -19,7 +19,10 @@ describe('parseConfig', () => {
       MAINNET_RPC_URLS: ' https://a.example/v3/KEY , http://127.0.0.1:9/ ',
       PORT: '9000',
     });
-    expect(config.mainnetRpcUrls).toEqual(['https://a.example/v3/KEY', 'http://127.0.0.1:9']);
+    expect(config.mainnetRpc).toEqual([
+      { label: 'a', url: 'https://a.example/v3/KEY' },
+      { label: 'rpc-2', url: 'http://127.0.0.1:9' },
+    ]);
     expect(config.port).toBe(9000);
   });
 

@@ -33,7 +33,7 @@ describe('selectTuningRows', () => {
     const tuningOnly = runBacktest(selectTuningRows(rows));
     expect(tuningOnly.whole.origins).toBe(full.tuning.origins);
     expect(tuningOnly.whole.maeGwei).toEqual(full.tuning.maeGwei);
-    expect(tuningOnly.whole.savings).toEqual(full.tuning.savings);
+    expect(tuningOnly.whole.decision).toEqual(full.tuning.decision);
     expect(full.heldOut.firstOrigin).toBe(new Date((Math.floor(START / HOUR) + 256) * HOUR).toISOString());
   });
 });

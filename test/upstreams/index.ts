@@ -11,6 +11,7 @@ export type { CoinGeckoSim } from './coingecko-sim';
 export type { EtherscanSim, GasOracleResult } from './etherscan-sim';
 export { GAS_PRICE_ORACLE } from './gas-price-oracle';
 export type { KrakenSim } from './kraken-sim';
+export { expectNoLeaks, findLeaks } from './leaks';
 export type { Asset, Quote, QuoteOverride } from './price-book';
 export type { ChainName, RpcSim } from './rpc-sim';
 export type { FaultMode, FaultOptions, HttpSim, RequestCounters, RequestRecord, Sim } from './sim';

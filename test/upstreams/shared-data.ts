@@ -79,3 +79,15 @@ export function loadDailyEthUsd(firstDate: string, days: number): number[] {
   if (start < 0) throw new Error(`no ETH/USD row for ${firstDate}`);
   return rows.slice(start, start + days).map((row) => Number(row.split(',')[2]?.replaceAll('"', '')));
 }
+
+/** Real hourly median mainnet base fees (gwei), 2023-10-27 to 2024-02-13, oldest first. */
+export function loadHourlyBaseFees(): { time: number; baseFeeGwei: number }[] {
+  return readData('mainnet_basefee_hourly_median_2023-10-27_2024-02-13.csv')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => {
+      const [, unix, gwei] = line.split(',');
+      return { time: Number(unix) * 1000, baseFeeGwei: Number(gwei) };
+    });
+}

@@ -1,8 +1,10 @@
 // Node-side setup of the `workers` project: a real PostgreSQL 15 reachable through Neon's WebSocket
 // protocol (the relay), and the upstream simulators. workerd cannot run them, so they start here and
-// their addresses reach the Worker as one string binding (see vitest.config.ts).
+// their addresses reach the Worker as one string binding (see vitest.config.ts). It also copies the API
+// reference's renderer into the static assets folder, as wrangler's [build] step does before a deploy.
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../lib/store/engines';
+import { copyWebVendor } from '../../scripts/copy-web-vendor';
 import { createFleetInstance } from '../helpers/fleet';
 import { startNeonRelay } from '../integration/helpers/neon-ws-relay';
 import { startPostgres } from '../integration/helpers/postgres-server';
@@ -26,6 +28,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The Worker serves /docs' renderer from its static assets, as `wrangler deploy` would after [build].
+  copyWebVendor();
   const [server, relay, upstreams, redis] = await Promise.all([
     startPostgres(),
     startNeonRelay(),

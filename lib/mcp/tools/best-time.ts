@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { CurrentGasSchema } from '../../schemas/current-gas';
-import { DecisionSchema, NextBestWindowSchema, TIMEFRAMES } from '../../schemas/forecast';
+import {
+  DecisionSchema,
+  NextBestWindowSchema,
+  TIMEFRAMES,
+  toGasPredictionsBody,
+} from '../../schemas/forecast';
 import { getGasPredictions } from '../../services/gas-predictions';
 import { timeframeArgument } from '../inputs';
 import { defineTool } from '../tool';
@@ -30,14 +35,15 @@ export const bestTimeTool = defineTool({
   },
   async run(deps, { timeframe }) {
     const p = await getGasPredictions(deps, timeframe);
+    const body = toGasPredictionsBody(p);
     return {
       data: {
-        decision: p.decision,
-        nextBestWindow: p.nextBestTime,
-        current: p.current,
-        timeframe,
-        usingFallbackData: p.usingFallbackData,
-        lastUpdated: p.lastUpdated,
+        decision: body.decision,
+        nextBestWindow: body.nextBestTime,
+        current: body.current,
+        timeframe: body.timeframe,
+        usingFallbackData: body.usingFallbackData,
+        lastUpdated: body.lastUpdated,
       },
       summary: describeDecision(p, timeframe),
       updatedAt: p.lastUpdated,

@@ -1,4 +1,4 @@
-import { GasResponseSchema } from '../../schemas/current-gas';
+import { GasResponseSchema, toGasBody } from '../../schemas/current-gas';
 import { getCurrentGas } from '../../services/current-gas';
 import { defineTool } from '../tool';
 
@@ -14,10 +14,10 @@ export const currentGasTool = defineTool({
   input: {},
   output: GasResponseSchema.omit({ citation: true, tier: true }).shape,
   async run(deps) {
-    const reading = await getCurrentGas(deps);
-    const { low, average, high, baseFee, blockNumber, source, updatedAt } = reading;
+    const body = toGasBody(await getCurrentGas(deps));
+    const { low, average, high, baseFee, blockNumber, source, updatedAt } = body;
     return {
-      data: { low, average, high, baseFee, blockNumber, source, updatedAt },
+      data: body,
       summary:
         `Ethereum mainnet gas now: low ${low}, average ${average}, high ${high} gwei ` +
         `(base fee ${baseFee} gwei, block ${blockNumber}, source ${source}, read ${updatedAt}).`,

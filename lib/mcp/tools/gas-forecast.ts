@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { CurrentGasSchema } from '../../schemas/current-gas';
-import { DecisionSchema, NextBestWindowSchema, PredictionSchema, TIMEFRAMES } from '../../schemas/forecast';
+import {
+  DecisionSchema,
+  NextBestWindowSchema,
+  PredictionSchema,
+  TIMEFRAMES,
+  toGasPredictionsBody,
+} from '../../schemas/forecast';
 import { getGasPredictions } from '../../services/gas-predictions';
 import { timeframeArgument } from '../inputs';
 import { defineTool } from '../tool';
@@ -29,17 +35,10 @@ export const gasForecastTool = defineTool({
   },
   async run(deps, { timeframe }) {
     const p = await getGasPredictions(deps, timeframe);
+    // The body of GET /api/gas-predictions less its hourly history, which the forecast tool leaves out.
+    const { historical: _, ...data } = toGasPredictionsBody(p);
     return {
-      data: {
-        timeframe,
-        predictions: p.predictions,
-        nextBestTime: p.nextBestTime,
-        decision: p.decision,
-        current: p.current,
-        dataPoints: p.dataPoints,
-        usingFallbackData: p.usingFallbackData,
-        lastUpdated: p.lastUpdated,
-      },
+      data,
       summary: describeForecast(p, timeframe),
       updatedAt: p.lastUpdated,
     };

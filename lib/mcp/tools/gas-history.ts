@@ -1,5 +1,5 @@
-import { GasHistoryResponseSchema } from '../../schemas/history';
-import { getGasHistory, toGasHistoryBody } from '../../services/gas-history';
+import { GasHistoryResponseSchema, toGasHistoryBody } from '../../schemas/history';
+import { getGasHistory } from '../../services/gas-history';
 import { rangeArgument } from '../inputs';
 import { defineTool } from '../tool';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { L2_NETWORK_IDS, L2NetworkReadingSchema } from '../../schemas/l2-gas';
+import { L2_NETWORK_IDS, L2NetworkReadingSchema, toL2GasBody } from '../../schemas/l2-gas';
 import { getL2Gas } from '../../services/l2-gas';
 import { enumArgument } from '../inputs';
 import { defineTool, ToolUnavailableError } from '../tool';
@@ -21,8 +21,8 @@ export const l2GasTool = defineTool({
     fetchedAt: z.iso.datetime(),
   },
   async run(deps, { network }) {
-    const result = await getL2Gas(deps);
-    const networks = network ? result.networks.filter((n) => n.id === network) : result.networks;
+    const body = toL2GasBody(await getL2Gas(deps));
+    const networks = network ? body.networks.filter((n) => n.id === network) : body.networks;
     if (networks.every((n) => n.gasPriceGwei === null)) {
       throw new ToolUnavailableError(networks.map((n) => `${n.name}: ${n.feeNote}`).join(' '));
     }
@@ -33,9 +33,9 @@ export const l2GasTool = defineTool({
       return `${n.name}: ${n.gasPriceGwei} gwei, ${feeText}.`;
     });
     return {
-      data: { networks, fetchedAt: new Date(result.fetchedAt).toISOString() },
+      data: { networks, fetchedAt: body.fetchedAt },
       summary: `Layer 2 gas now. ${lines.join(' ')}`,
-      updatedAt: result.fetchedAt,
+      updatedAt: body.fetchedAt,
     };
   },
 });

@@ -1,8 +1,7 @@
 import { formatGwei, parseGwei } from 'viem';
 import { z } from 'zod';
-import type { L2NetworkId } from '../../config';
 import type { AppDeps } from '../../deps';
-import { getL2Network } from '../../l2/networks';
+import { getL2Network, type L2NetworkId } from '../../l2/networks';
 import { getCurrentGas } from '../../services/current-gas';
 import { getEthPrice } from '../../services/eth-price';
 import { getL2Gas } from '../../services/l2-gas';

@@ -1,0 +1,76 @@
+// DOM building and number formatting for the dashboard. Text always goes in through textContent: no
+// API string is ever parsed as HTML.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Creates an HTML element with attributes and children (strings become text nodes). */
+export function h(tag, attrs = {}, ...children) {
+  return build(document.createElement(tag), attrs, children);
+}
+
+/** Creates an SVG element with attributes and children. */
+export function s(tag, attrs = {}, ...children) {
+  return build(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+
+function build(el, attrs, children) {
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value !== undefined && value !== null && value !== false) el.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
+  }
+  return el;
+}
+
+/** A `<data>` element: the exact machine value in `value`, the formatted one as text. */
+export function num(value, text) {
+  return h('data', { value }, text);
+}
+
+/** Gwei with 4 significant digits, never losing sub-gwei precision (0.05335, 0.00125). */
+export function gwei(value) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  return Number(value.toPrecision(4)).toLocaleString('en-US', { maximumFractionDigits: 9 });
+}
+
+/** US dollars: cents from $1 up, two significant digits below (a Layer 2 transfer costs fractions of a cent). */
+export function usd(value) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  if (Math.abs(value) >= 1) {
+    return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  }
+  if (value === 0) return '$0';
+  return `$${Number(value.toPrecision(2)).toLocaleString('en-US', { maximumFractionDigits: 12 })}`;
+}
+
+/** A percentage with at most one decimal. */
+export function pct(value, digits = 1) {
+  return `${Number(value.toFixed(digits)).toLocaleString('en-US')} %`;
+}
+
+/** Local clock time, hours and minutes. */
+export function clock(iso) {
+  return new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+/** Local clock time with seconds. */
+export function clockSeconds(iso) {
+  return new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+/** How long ago, in plain words ("40 s", "3 min", "2 h"). */
+export function age(ms) {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 90) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 90 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+}
+
+/** Shows a state badge (`stale`, `unavailable`, `info`) or hides it when `text` is empty. */
+export function badge(el, kind, text) {
+  el.hidden = !text;
+  el.textContent = text ?? '';
+  if (kind) el.dataset.kind = kind;
+}

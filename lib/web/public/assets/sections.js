@@ -1,0 +1,228 @@
+// Renders each section of the dashboard from the API payloads. Every function copes with a missing
+// payload (that feed failed) and with fields a newer or older API may or may not carry.
+import { age, badge, clock, clockSeconds, gwei, h, num, pct, usd } from './dom.js';
+
+export const TRANSFER_GAS = 21_000;
+export const SWAP_GAS = 65_000;
+const TIER_NAMES = { low: ['Low', 'economy'], average: ['Average', 'standard'], high: ['High', 'fast'] };
+const TREND_WORDS = { rising: 'rising ↑', falling: 'falling ↓', flat: 'flat →' };
+
+/** USD cost of `gasUnits` at `feeGwei` with ETH at `ethUsd`; null without a price. */
+export function costUsd(feeGwei, gasUnits, ethUsd) {
+  return ethUsd === null || ethUsd === undefined ? null : feeGwei * gasUnits * 1e-9 * ethUsd;
+}
+
+/** The decision in plain words (SPEC decision 1 fields). */
+export function decisionText(decision, gas) {
+  if (decision.recommendation === 'wait') {
+    const minutes = decision.nextBestEtaMinutes;
+    const when = minutes < 60 ? `about ${Math.max(1, minutes)} min` : `about ${Math.round(minutes / 60)} h`;
+    // A forecast is never certain: "100 % likely" would overstate a rounded 0.998.
+    const likely = Math.min(99, Math.round(decision.confidence * 100));
+    return `Wait ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees, ${likely} % likely`;
+  }
+  const percentile = gas?.baseFeePercentile7d;
+  if (typeof percentile === 'number' && percentile <= 25) return 'Send now: fees are near their weekly low';
+  return 'Send now: no meaningfully cheaper hour is expected in the next 24 h';
+}
+
+/** Decision box: the sentence, and a detail line naming the cheapest hour ahead. */
+export function renderDecision(el, detail, dashboard, gas) {
+  if (!dashboard) {
+    el.dataset.state = 'unavailable';
+    el.textContent = 'The send-or-wait advice is unavailable right now.';
+    detail.textContent = 'It returns as soon as the forecast can be read again.';
+    return;
+  }
+  const d = dashboard.decision;
+  el.dataset.state = d.recommendation;
+  el.dataset.recommendation = d.recommendation;
+  // The sentence is a live region: rewrite it only when it changes, so a refresh is not re-announced.
+  const text = decisionText(d, gas);
+  if (el.textContent !== text) el.textContent = text;
+  const now = dashboard.currentGas.average;
+  detail.textContent =
+    d.nextBestEtaMinutes > 0
+      ? `Cheapest hour ahead: around ${clock(d.nextBestAt)}, about ${gwei(d.expectedGas)} gwei against ${gwei(now)} gwei now.`
+      : `Now (${gwei(now)} gwei) is the cheapest time the forecast expects.`;
+}
+
+/** The three tier cards and the facts line under them. */
+export function renderGas(list, facts, state, gas, ethUsd, fetchedAt) {
+  for (const li of list.children) {
+    const tier = li.dataset.tier;
+    const [name, role] = TIER_NAMES[tier];
+    const fee = gas?.[tier];
+    const extra = gas?.tiers?.[tier];
+    const rows = [
+      ['Transfer', fee === undefined ? null : costUsd(fee, TRANSFER_GAS, ethUsd), 'transfer'],
+      ['Token swap', fee === undefined ? null : costUsd(fee, SWAP_GAS, ethUsd), 'swap'],
+    ].flatMap(([label, value, key]) => [
+      h('dt', {}, label),
+      h(
+        'dd',
+        { 'data-cost': key },
+        value === null ? (ethUsd == null ? 'no price' : '—') : num(value, usd(value)),
+      ),
+    ]);
+    if (extra) {
+      rows.push(
+        h('dt', {}, 'Max fee'),
+        h('dd', {}, num(extra.maxFeePerGas, `${gwei(extra.maxFeePerGas)} gwei`)),
+      );
+      rows.push(
+        h('dt', {}, 'Priority fee'),
+        h('dd', {}, num(extra.maxPriorityFeePerGas, `${gwei(extra.maxPriorityFeePerGas)} gwei`)),
+      );
+      const wait = extra.estimatedWaitSeconds;
+      if (wait) rows.push(h('dt', {}, 'Wait'), h('dd', {}, `~${wait.p50} s (90 %: ${wait.p90} s)`));
+    }
+    li.replaceChildren(
+      h('h3', {}, `${name} `, h('span', { class: 'visually-hidden' }, `(${role})`)),
+      h('p', { class: 'gwei' }, fee === undefined ? '—' : num(fee, gwei(fee)), ' ', h('small', {}, 'gwei')),
+      h('dl', {}, rows),
+    );
+  }
+  const items = [];
+  const fact = (label, value, key) =>
+    items.push(h('div', { 'data-fact': key }, h('dt', {}, label), h('dd', {}, value)));
+  if (gas) {
+    const trend = gas.baseFeeTrend ? ` (${TREND_WORDS[gas.baseFeeTrend] ?? gas.baseFeeTrend})` : '';
+    fact('Base fee', [num(gas.baseFee, `${gwei(gas.baseFee)} gwei`), trend], 'baseFee');
+    if (typeof gas.nextBaseFee === 'number')
+      fact('Next block', num(gas.nextBaseFee, `${gwei(gas.nextBaseFee)} gwei`), 'nextBaseFee');
+    if ('blobBaseFee' in gas) {
+      fact(
+        'Blob base fee',
+        gas.blobBaseFee === null ? 'unavailable' : num(gas.blobBaseFee, `${gwei(gas.blobBaseFee)} gwei`),
+        'blobBaseFee',
+      );
+    }
+    fact('Block', num(gas.blockNumber, gas.blockNumber.toLocaleString('en-US')), 'block');
+    fact('Source', gas.source, 'source');
+  }
+  facts.replaceChildren(...items);
+  if (!gas) return badge(state, 'unavailable', 'Unavailable: no live or recent reading');
+  if (gas.source.startsWith('stale:')) {
+    const old = age(fetchedAt - Date.parse(gas.updatedAt));
+    return badge(
+      state,
+      'stale',
+      `Stale: last good reading from ${clockSeconds(gas.updatedAt)} (${old} old); live sources are failing`,
+    );
+  }
+  badge(state, 'info', `Block ${gas.blockNumber.toLocaleString('en-US')} · ${clockSeconds(gas.updatedAt)}`);
+}
+
+/** One row per Layer 2 network. */
+export function renderL2(tbody, state, l2) {
+  if (!l2) {
+    tbody.replaceChildren();
+    return badge(state, 'unavailable', 'Unavailable right now');
+  }
+  const missing = l2.networks.some((n) => n.gasPriceGwei === null);
+  const stale = l2.networks.some(isStaleL2);
+  if (missing) badge(state, 'unavailable', 'Some networks unavailable');
+  else if (stale) badge(state, 'stale', 'Some networks stale');
+  else badge(state, 'info', `Updated ${clockSeconds(l2.fetchedAt)}`);
+  tbody.replaceChildren(...l2.networks.map(l2Row));
+}
+
+/** The service's feeNote opens with this when every provider failed and the last good reading is served. */
+function isStaleL2(n) {
+  return n.gasPriceGwei !== null && n.feeNote.startsWith('Live providers did not answer');
+}
+
+function l2Row(n) {
+  const cell = (label, ...content) => h('td', { 'data-label': label }, ...content);
+  const stale = isStaleL2(n) ? h('span', { class: 'sub' }, 'stale: last good reading') : '';
+  const name = h('th', { scope: 'row' }, n.name, stale);
+  if (n.gasPriceGwei === null) {
+    return h(
+      'tr',
+      { 'data-network': n.id },
+      name,
+      cell('Gas price', 'Reading unavailable'),
+      cell('Transfer cost', '—'),
+      cell('L1 data fee share', '—'),
+      cell('Fee completeness', '—'),
+    );
+  }
+  const wallet = n.estimatedWalletFeeUsd ?? n.executionGasCostUsd;
+  let share;
+  if (n.feeModel === 'sidechain')
+    share = [num(0, '0 %'), h('span', { class: 'sub' }, 'sidechain, no L1 fee')];
+  else if (n.estimatedL1DataFeeUsd !== null && wallet)
+    share = num(n.estimatedL1DataFeeUsd / wallet, pct((100 * n.estimatedL1DataFeeUsd) / wallet));
+  else if (typeof n.estimatedL1GasUnits === 'number') {
+    const ratio = n.estimatedL1GasUnits / (TRANSFER_GAS + n.estimatedL1GasUnits);
+    share = [num(ratio, pct(100 * ratio)), h('span', { class: 'sub' }, 'as extra gas units')];
+  } else
+    share = [
+      '—',
+      h(
+        'span',
+        { class: 'sub' },
+        n.feeModel === 'rollup_arbitrum_nitro' ? 'charged as extra gas, not shown' : 'unavailable',
+      ),
+    ];
+  return h(
+    'tr',
+    { 'data-network': n.id },
+    name,
+    cell(
+      'Gas price',
+      num(n.gasPriceGwei, `${gwei(n.gasPriceGwei)} gwei`),
+      n.nativeToken !== 'ETH' ? h('span', { class: 'sub' }, `paid in ${n.nativeToken}`) : '',
+    ),
+    cell('Transfer cost', wallet === null ? 'no price' : num(wallet, usd(wallet))),
+    cell('L1 data fee share', share),
+    cell('Fee completeness', n.feeCompleteness === 'full_estimate' ? 'Full estimate' : 'Execution only'),
+  );
+}
+
+/** ETH/USD with its 24 h change; the state badge says stale or unavailable plainly. */
+export function renderPrice(el, state, price) {
+  if (!price || price.usd === null) {
+    el.replaceChildren(h('span', { class: 'none' }, 'Price unavailable'));
+    return badge(state, 'unavailable', 'Unavailable: no price source is answering');
+  }
+  const change = price.change_24h;
+  el.replaceChildren(
+    num(price.usd, usd(price.usd)),
+    change === null
+      ? h('span', { class: 'change' }, '24 h change n/a')
+      : h(
+          'span',
+          { class: `change ${change >= 0 ? 'up' : 'down'}` },
+          num(change, `${change >= 0 ? '+' : '−'}${pct(Math.abs(change), 2)}`),
+          ' 24 h',
+        ),
+  );
+  if (price.source.startsWith('stale-')) {
+    badge(state, 'stale', `Stale: last good price, ${age(price.staleAgeMs ?? 0)} old`);
+  } else badge(state, 'info', `via ${price.priceSource ?? price.source}`);
+}
+
+/** The forecast-accuracy line; hidden when the endpoint is absent or failing. */
+export function renderAccuracy(section, el, accuracy) {
+  section.hidden = !accuracy;
+  if (!accuracy) return;
+  const { mae, decision, origins, window } = accuracy;
+  if (!origins || !mae || mae.model === null) {
+    el.textContent = 'Not enough past forecasts have been scored yet.';
+    return;
+  }
+  const how = accuracy.source === 'backtest' ? 'forecasts replayed from stored history' : 'forecasts served';
+  let text =
+    `Over the last ${window.replace(/^(\d+)d$/, '$1 days')} (${origins} ${how}), the forecast was off by ${gwei(mae.model)} gwei on average, ` +
+    `against ${gwei(mae.persistence)} gwei for assuming no change and ${gwei(mae.sameHourYesterday)} gwei for the same hour yesterday.`;
+  if (decision && typeof decision.realizedSavingPct === 'number') {
+    text += ` Following its advice saved ${pct(decision.realizedSavingPct)} on average`;
+    text +=
+      typeof decision.oracleSavingPct === 'number'
+        ? `, of the ${pct(decision.oracleSavingPct)} a perfect forecast would have saved.`
+        : '.';
+  }
+  el.textContent = text;
+}

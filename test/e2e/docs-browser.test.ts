@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/log';
+import { type NodeHost, startNodeHost } from '../../lib/node/host';
+import { launchBrowser, saveScreenshot, type TestBrowser } from '../helpers/browser';
+import { startUpstreams, type Upstreams } from '../upstreams';
+
+describe('GET /docs in a real browser (Node host, simulated upstreams)', () => {
+  let up: Upstreams;
+  let host: NodeHost;
+  let browser: TestBrowser;
+  let base: string;
+
+  beforeAll(async () => {
+    up = await startUpstreams();
+    host = await startNodeHost(
+      { ...up.env, PORT: '0' },
+      {
+        log: createLogger(() => undefined),
+        scheduler: false,
+        deps: { withDb: () => Promise.reject(new Error('no store in this test')) },
+      },
+    );
+    base = `http://127.0.0.1:${host.port}`;
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    await up?.close();
+  });
+
+  it('lists every operation of /openapi.json, and "Try it out" on /api/gas answers from this origin', async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, object> };
+    const expected = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
+
+    const watched = await browser.open({ width: 1280, height: 900 });
+    const { page } = watched;
+    await page.goto(`${base}/docs`);
+    await page.locator('.opblock').first().waitFor();
+    const listed = await page.locator('.opblock').evaluateAll((blocks) =>
+      blocks.map((b) => {
+        const method = b.querySelector('.opblock-summary-method')?.textContent?.trim();
+        const path = b.querySelector('.opblock-summary-path')?.getAttribute('data-path');
+        return `${method} ${path}`;
+      }),
+    );
+    expect(listed.sort()).toEqual(expected);
+    expect(expected).toContain('GET /api/gas');
+
+    // The MCP section names this server's MCP URL and a config snippet carrying it.
+    expect(await page.locator('#mcp-url').textContent()).toBe(`${base}/api/mcp`);
+    const config = JSON.parse((await page.locator('#mcp-config').textContent()) ?? '');
+    expect(config.mcpServers['gas-fee-api']).toEqual({ type: 'http', url: `${base}/api/mcp` });
+
+    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/gas"]') });
+    await operation.locator('.opblock-summary').first().click();
+    await operation.locator('.try-out__btn').click();
+    const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/gas');
+    await operation.locator('.execute').click();
+    const res = await answered;
+    expect(res.url()).toBe(`${base}/api/gas`);
+    expect(res.status()).toBe(200);
+    const body = (await res.json()) as { average: number; tier: string };
+    expect(body.tier).toBe('free');
+    await operation.locator('.live-responses-table tbody .response-col_status').first().waitFor();
+    expect(
+      (
+        await operation.locator('.live-responses-table tbody .response-col_status').first().textContent()
+      )?.trim(),
+    ).toBe('200');
+    expect(await operation.locator('.live-responses-table .microlight').first().textContent()).toContain(
+      `"average": ${body.average}`,
+    );
+
+    expect(watched.problems).toEqual([]);
+    expect(watched.requests.filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
+    await saveScreenshot(page, 'docs-desktop');
+  });
+});
