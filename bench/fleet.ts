@@ -75,16 +75,22 @@ function ask<T>(child: ChildProcess, message: object, type: string): Promise<T> 
   });
 }
 
-/** Every (instance, endpoint) pair of a design in a shuffled order; each connection cycles through it. */
+/**
+ * One request whose instance and endpoint are drawn at random each time it is sent: a fixed list
+ * would march every connection through the same pairs in step, piling them onto one busy instance.
+ */
 function requestsOf(prefix: 's' | 'i') {
-  const list = Array.from({ length: PER_PROCESS }, (_, i) =>
-    PATHS.map((path) => ({ method: 'GET' as const, path, headers: { 'x-instance': `${prefix}${i}` } })),
-  ).flat();
-  for (let i = list.length - 1; i > 0; i--) {
-    const j = (i * 7919) % (i + 1);
-    [list[i], list[j]] = [list[j]!, list[i]!];
-  }
-  return list;
+  const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)] as T;
+  return [
+    {
+      method: 'GET' as const,
+      setupRequest: (request: autocannon.Request) => ({
+        ...request,
+        path: pick(PATHS),
+        headers: { ...request.headers, 'x-instance': `${prefix}${Math.floor(Math.random() * PER_PROCESS)}` },
+      }),
+    },
+  ];
 }
 
 function load(prefix: 's' | 'i', seconds: number): Promise<autocannon.Result> {
