@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- fleet`: a fleet on one machine. Two OS processes (bench/fleet-worker.ts) host 30 app
- * instances each that read through one real redis-server behind the Upstash REST bridge (60 "isolates"),
+ * instances each that read through one real redis-server behind the Upstash REST bridge, in a third
+ * process (bench/fleet-redis.ts) (60 "isolates"),
  * and, side by side in the same processes and run, 30 each of the per-isolate design (no shared entry).
- * autocannon drives both over the five live-data endpoints, phase after phase: steady, Redis stopped,
+ * autocannon drives both over the five live-data endpoints, phase after phase: warm-up, steady, Redis stopped,
  * Redis back, Redis answering after 2 s, Redis healthy again. Prints upstream reads per kind per TTL
  * window, Redis commands per request, p50/p99, non-2xx and a body check. Asserts nothing.
  * FLEET_RATE (default 2000) is each design's request rate; FLEET_SCALE (default 1) scales the phases.
@@ -11,9 +12,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { READ_KINDS, type ReadKind } from '../test/helpers/fleet';
-import { findStablePort } from '../test/helpers/free-port';
-import { startRedisServer } from '../test/integration/helpers/redis-server';
-import { startUpstashBridge } from '../test/integration/helpers/upstash-bridge';
 import { startUpstreams } from '../test/upstreams';
 
 const PROCESSES = 2;
@@ -34,31 +32,38 @@ interface Phase {
 }
 
 const upstreams = await startUpstreams();
-// Below the ephemeral range, so nothing takes the port while Redis is stopped.
-let redis = await startRedisServer({ port: await findStablePort() });
-const bridge = await startUpstashBridge(redis.port);
+const here = (name: string) => fileURLToPath(new URL(name, import.meta.url).href);
+const spawnTs = (script: string) =>
+  spawn(process.execPath, ['--import', 'tsx', here(script)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+
+// Redis and the Upstash bridge in their own process, as a remote service would be.
+const redisProcess = spawnTs('./fleet-redis.ts');
+const upstash = await new Promise<{ url: string; token: string }>((resolve) =>
+  redisProcess.once('message', (m: { url: string; token: string }) => resolve(m)),
+);
+/** Runs one command in the Redis process and returns the bridge's command count after it. */
+const redisDo = (message: object) =>
+  ask<{ commands: number }>(redisProcess, message, 'done').then((answer) => answer.commands);
 const env = {
   ...upstreams.env,
-  UPSTASH_REDIS_REST_URL: bridge.url,
-  UPSTASH_REDIS_REST_TOKEN: bridge.token,
+  UPSTASH_REDIS_REST_URL: upstash.url,
+  UPSTASH_REDIS_REST_TOKEN: upstash.token,
   PUBLIC_BASE_URL: 'https://gas.test',
 };
 
-const workerScript = fileURLToPath(new URL('./fleet-worker.ts', import.meta.url).href);
 const workers: ChildProcess[] = [];
 const ports: number[] = [];
 for (let i = 0; i < PROCESSES; i++) {
-  const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = spawnTs('./fleet-worker.ts');
   workers.push(child);
-  ports.push(
-    await ask<{ port: number }>(
-      child,
-      { type: 'start', env, shared: PER_PROCESS, perIsolate: PER_PROCESS },
-      'ready',
-    ).then((m) => m.port),
+  const ready = await ask<{ port: number }>(
+    child,
+    { type: 'start', env, shared: PER_PROCESS, perIsolate: PER_PROCESS },
+    'ready',
   );
+  ports.push(ready.port);
 }
 const urls = ports.map((port) => `http://127.0.0.1:${port}`);
 
@@ -117,7 +122,7 @@ function sampleBodies(untilMs: number): Promise<{ checked: number; bad: string[]
     const body = (await res.json()) as Record<string, unknown>;
     const ok =
       res.status === 200 &&
-      (path !== '/api/gas' || /^(stale:)?(127\.0\.0\.1:\d+|etherscan)$/.test(String(body.source))) &&
+      (path !== '/api/gas' || /^(stale:)?(rpc-\d+|etherscan)$/.test(String(body.source))) &&
       (path !== '/api/eth-price' || (typeof body.usd === 'number' && body.usd > 0)) &&
       (path !== '/api/l2-gas' ||
         (body.networks as Array<{ gasPriceGwei: number | null }>).every((n) => (n.gasPriceGwei ?? 0) > 0));
@@ -134,15 +139,12 @@ function sampleBodies(untilMs: number): Promise<{ checked: number; bad: string[]
 }
 
 const phases: Phase[] = [
+  { name: 'warm-up (cold instances)', seconds: 10, arrange: async () => {} },
   { name: 'steady (Redis healthy)', seconds: 95, arrange: async () => {} },
-  { name: 'Redis stopped', seconds: 30, arrange: () => redis.stop() },
-  {
-    name: 'Redis back',
-    seconds: 20,
-    arrange: async () => (redis = await startRedisServer({ port: redis.port })),
-  },
-  { name: 'Redis answering after 2 s', seconds: 30, arrange: async () => bridge.fault('slow', 2_000) },
-  { name: 'Redis healthy again', seconds: 20, arrange: async () => bridge.fault(null) },
+  { name: 'Redis stopped', seconds: 30, arrange: () => redisDo({ type: 'stop-redis' }) },
+  { name: 'Redis back', seconds: 20, arrange: () => redisDo({ type: 'start-redis' }) },
+  { name: 'Redis answering after 2 s', seconds: 30, arrange: () => redisDo({ type: 'slow', ms: 2_000 }) },
+  { name: 'Redis healthy again', seconds: 20, arrange: () => redisDo({ type: 'slow', ms: null }) },
 ];
 
 const rows: Array<{
@@ -159,7 +161,7 @@ console.log(
 for (const phase of phases) {
   const seconds = Math.max(5, Math.round(phase.seconds * SCALE));
   await phase.arrange();
-  const commandsBefore = bridge.commands.length;
+  const commandsBefore = await redisDo({ type: 'commands' });
   const startedAt = Date.now();
   const [shared, perIsolate, sample] = await Promise.all([
     load('s', seconds),
@@ -171,7 +173,7 @@ for (const phase of phases) {
     startedAt,
     endedAt: Date.now(),
     results: { shared, perIsolate },
-    commands: bridge.commands.length - commandsBefore,
+    commands: (await redisDo({ type: 'commands' })) - commandsBefore,
     sample,
   });
   console.log(`  ${phase.name}: done (${seconds} s)`);
@@ -215,7 +217,6 @@ for (const { phase, startedAt, endedAt, results, commands, sample } of rows) {
 }
 
 for (const child of workers) child.send({ type: 'stop' });
-await bridge.close();
-await redis.stop();
+redisProcess.send({ type: 'close' });
 await upstreams.close();
 process.exit(0);
