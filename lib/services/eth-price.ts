@@ -11,6 +11,11 @@ import {
 
 /** A live reading is reused for this long (SPEC.md 4.3: the price refreshes every 30 seconds). */
 export const PRICE_FRESH_MS = 30_000;
+/**
+ * POL is served only inside the L2 answer, which refreshes every 60 s (SPEC.md 4.3): at a 30 s cadence
+ * its entry would always be past due when that answer is rebuilt, and the fleet would wait on it.
+ */
+export const POL_FRESH_MS = 60_000;
 /** SPEC.md 7 and decision 3: a last-known-good price older than this is never served. */
 export const LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
 /** A kept sparkline is served while it is at most one hourly point behind. */
@@ -80,7 +85,7 @@ export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<T
   });
   const record = shared.value;
   const age = record ? Math.max(0, deps.now() - record.readAt) : Number.POSITIVE_INFINITY;
-  if (record && age < PRICE_FRESH_MS) {
+  if (record && age < freshMsOf(token)) {
     return fromRecord(deps, token, record, shared.readNow && !shared.failure ? record.priceSource : 'cache');
   }
   if (!record || age > LAST_GOOD_MAX_AGE_MS) {
@@ -94,6 +99,8 @@ export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<T
   return { ...fromRecord(deps, token, record, `stale-${kind}`), staleAgeMs: Math.round(age) };
 }
 
+const freshMsOf = (token: PriceToken) => (token === 'POL' ? POL_FRESH_MS : PRICE_FRESH_MS);
+
 /** Returns the ETH/USD price (see getTokenPrice). */
 export function getEthPrice(deps: AppDeps): Promise<TokenPrice> {
   return getTokenPrice(deps, 'ETH');
@@ -104,7 +111,7 @@ function priceKind(deps: AppDeps, token: PriceToken, deadlineAt: number): Shared
   return {
     key: `price:${token}`,
     schema: PriceRecordSchema,
-    freshMs: PRICE_FRESH_MS,
+    freshMs: freshMsOf(token),
     failureKind: (error) => (error instanceof PriceChainFailure ? error.kind : 'error'),
     async read(previous) {
       const outcome = await readPriceChain(deps, token, deadlineAt - WRITE_RESERVE_MS);

@@ -172,8 +172,8 @@ async function refresh<T>(
 
 /**
  * Reads upstream and keeps the result as the new entry: a reading, or the failure with the previous
- * reading kept as last-known-good and a retry time that every instance respects. `share` is the lease
- * to release (null: none held), or undefined to leave the store alone (it is unreachable).
+ * reading kept as last-known-good and a retry time that every instance respects. `leaseKey` is the
+ * lease to release with the write (null: none held), or undefined to leave the store alone (unreachable).
  */
 async function readAndShare<T>(
   deps: Deps,

@@ -5,6 +5,7 @@ import type { EthPriceBody } from '../../lib/schemas/eth-price';
 import {
   getTokenPrice,
   LAST_GOOD_MAX_AGE_MS,
+  POL_FRESH_MS,
   PRICE_FRESH_MS,
   SPARKLINE_MAX_AGE_MS,
 } from '../../lib/services/eth-price';
@@ -225,7 +226,10 @@ describe('GET /api/eth-price (service behaviour)', () => {
     });
     expect(await getTokenPrice(t.deps, 'POL')).toMatchObject({ usd: 0.4123, source: 'cache' });
     t.behaviour.coingecko = 'http-500';
+    // POL lives on the L2 answer's 60 s cadence: still cached at 30 s, read again at 60 s.
     t.advance(PRICE_FRESH_MS);
+    expect(await getTokenPrice(t.deps, 'POL')).toMatchObject({ usd: 0.4123, source: 'cache' });
+    t.advance(POL_FRESH_MS - PRICE_FRESH_MS);
     expect(await getTokenPrice(t.deps, 'POL')).toMatchObject({ usd: 0.41187, source: 'exchange_a' });
   });
 });
