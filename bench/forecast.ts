@@ -5,23 +5,10 @@
 import { join } from 'node:path';
 import { type ForecastHorizon, forecastGas, HORIZON_HOURS, prepareForecast } from '../lib/forecast';
 import { readCsvSeries } from '../scripts/lib/csv';
+import { medianMs } from './median-ms';
 
 const HOUR_MS = 3_600_000;
 const DATA = join('..', 'shared', 'data', 'mainnet_basefee_hourly_median_2023-10-27_2024-02-13.csv');
-
-/** Median milliseconds of `runs` calls of `fn` after two warm-up calls. */
-function medianMs(runs: number, fn: () => unknown): number {
-  fn();
-  fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    fn();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? Number.NaN;
-}
 
 async function main(): Promise<void> {
   const rows = await readCsvSeries(DATA, { valueColumn: 'base_fee_gwei' });

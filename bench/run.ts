@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['mainnet-gas', 'eth-price', 'gas-history', 'forecast', 'fleet'];
+const BENCHMARKS = ['mainnet-gas', 'eth-price', 'gas-history', 'forecast', 'forecast-accuracy', 'fleet'];
 const only = process.argv[2];
 const chosen = only ? BENCHMARKS.filter((name) => name === only) : BENCHMARKS;
 if (chosen.length === 0) {

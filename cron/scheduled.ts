@@ -1,4 +1,5 @@
 import type { AppDeps } from '../lib/deps';
+import { runForecastJob } from './forecast-job';
 import { runSnapshotJob } from './snapshot-job';
 
 /** One scheduled job: receives the dependencies and the time the scheduler fired. */
@@ -7,8 +8,14 @@ export type ScheduledJob = {
   run: (deps: AppDeps, firedAt: number) => Promise<unknown>;
 };
 
-/** Jobs run on every scheduler tick, by both hosts (Worker Cron Trigger and Node timer). */
-export const SCHEDULED_JOBS: ScheduledJob[] = [{ name: 'snapshot', run: runSnapshotJob }];
+/**
+ * Jobs run on every scheduler tick, by both hosts (Worker Cron Trigger and Node timer): the 90-second
+ * snapshot, and the hourly forecast kept for scoring (a no-op tick once its hour is stored).
+ */
+export const SCHEDULED_JOBS: ScheduledJob[] = [
+  { name: 'snapshot', run: runSnapshotJob },
+  { name: 'forecast', run: runForecastJob },
+];
 
 /**
  * Runs every scheduled job once. A failing job is logged and never stops the others; the next tick

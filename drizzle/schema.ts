@@ -1,4 +1,17 @@
-import { bigint, doublePrecision, index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+import type { ForecastOutcome } from '../lib/forecast/accuracy';
 
 /**
  * One mainnet reading per 90-second slot (SPEC decision 15). The slot start is the primary key, so
@@ -34,5 +47,51 @@ export const l2Snapshots = pgTable(
   (table) => [
     primaryKey({ columns: [table.network, table.slotStart] }),
     index('l2_snapshots_slot_idx').on(table.slotStart),
+  ],
+);
+
+/** One stored forecast point: the average tier (gwei) served for an hour and its stated confidence. */
+export interface StoredForecastPoint {
+  timestamp: string;
+  low: number;
+  average: number;
+  high: number;
+  confidence: number;
+}
+
+/** The decision served with a stored forecast (SPEC 2.6), as the service served it. */
+export interface StoredDecision {
+  recommendation: 'wait' | 'send_now';
+  expectedSavingsPct: number;
+  expectedGas: number;
+  nextBestAt: string;
+  confidence: number;
+}
+
+/**
+ * The 24-hour forecast the service served in one hour (SPEC extension 18), kept to be scored once its
+ * hours have happened. The origin hour is the primary key, so any number of scheduler runs store one
+ * forecast per hour; `scored_at` and `outcome` are written once, by the first run that finds it due.
+ */
+export const hourlyForecasts = pgTable(
+  'hourly_forecasts',
+  {
+    // Start of the hour the forecast was served in; its points are the 24 hours after it.
+    originHour: timestamp('origin_hour', { withTimezone: true, mode: 'date' }).primaryKey(),
+    issuedAt: timestamp('issued_at', { withTimezone: true, mode: 'date' }).notNull(),
+    // The live reading the forecast started from: the persistence baseline.
+    currentAverageGwei: doublePrecision('current_average_gwei').notNull(),
+    currentReadAt: timestamp('current_read_at', { withTimezone: true, mode: 'date' }).notNull(),
+    currentSource: text('current_source').notNull(),
+    points: jsonb('points').$type<StoredForecastPoint[]>().notNull(),
+    decision: jsonb('decision').$type<StoredDecision>().notNull(),
+    usingFallbackData: boolean('using_fallback_data').notNull(),
+    dataPoints: integer('data_points').notNull(),
+    scoredAt: timestamp('scored_at', { withTimezone: true, mode: 'date' }),
+    outcome: jsonb('outcome').$type<ForecastOutcome>(),
+  },
+  // The scheduler looks for unscored forecasts on every tick.
+  (table) => [
+    index('hourly_forecasts_unscored_idx').on(table.originHour).where(sql`${table.scoredAt} IS NULL`),
   ],
 );

@@ -7,6 +7,7 @@ import { HttpProblem, problemFromDomainError, problemResponse } from '../lib/htt
 import type { ApiApp, AppEnv } from './app-env';
 import { registerDashboard } from './dashboard';
 import { registerEthPrice } from './eth-price';
+import { registerForecastAccuracy } from './forecast-accuracy';
 import { registerGas } from './gas';
 import { registerGasHistory } from './gas-history';
 import { registerGasPredictions } from './gas-predictions';
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps): ApiApp {
   registerL2GasHistory(app);
   registerGasPredictions(app);
   registerDashboard(app);
+  registerForecastAccuracy(app);
   registerWeb(app);
 
   app.notFound((c) => {

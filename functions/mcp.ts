@@ -19,7 +19,7 @@ export function registerMcp(app: ApiApp): void {
     summary: 'MCP server (JSON-RPC 2.0 over Streamable HTTP) for AI agents',
     description:
       'Stateless, unauthenticated, read-only. Tools: get_current_gas, get_l2_gas, get_eth_price, best_time_to_transact, ' +
-      'estimate_transaction_cost, get_gas_forecast, get_gas_history. Send `Accept: application/json, text/event-stream`.',
+      'estimate_transaction_cost, get_gas_forecast, get_gas_history, get_forecast_accuracy. Send `Accept: application/json, text/event-stream`.',
     request: { body: { content: { 'application/json': { schema: { type: 'object' } } } } },
     responses: {
       200: {

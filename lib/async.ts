@@ -10,3 +10,11 @@ export function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
   promise.catch(() => {});
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Lets other work on the event loop run (requests, timers) before continuing: long CPU-bound work is
+ * cut into slices with this between them, so it delays nothing by more than a slice.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

@@ -73,7 +73,7 @@ function scoreDecisions(
   pick: (o: OriginOutcome) => DecisionOutcome,
   oracleMeanPct: number,
   oracleTotalPct: number,
-): DecisionReport {
+): { report: DecisionReport; raw: { meanSavingPct: number; share: number; dearer: number; severe: number } } {
   let savingSum = 0;
   let currentSum = 0;
   let paidSum = 0;
@@ -93,16 +93,23 @@ function scoreDecisions(
   const n = outcomes.length;
   const meanSavingPct = savingSum / n;
   const totalSpendSavingPct = 100 * (1 - paidSum / currentSum);
-  return {
+  const raw = {
+    meanSavingPct,
+    share: meanSavingPct / oracleMeanPct,
+    dearer: waits > 0 ? dearer / waits : 0,
+    severe: waits > 0 ? severe / waits : 0,
+  };
+  const report = {
     meanSavingPct: round(meanSavingPct, 2),
-    shareOfOracle: round(meanSavingPct / oracleMeanPct, 3),
+    shareOfOracle: round(raw.share, 3),
     waitDecisions: waits,
     waitShare: round(waits / n, 3),
-    waitDearerShare: round(waits > 0 ? dearer / waits : 0, 3),
-    waitSevereShare: round(waits > 0 ? severe / waits : 0, 3),
+    waitDearerShare: round(raw.dearer, 3),
+    waitSevereShare: round(raw.severe, 3),
     totalSpendSavingPct: round(totalSpendSavingPct, 2),
     totalSpendShareOfOracle: round(totalSpendSavingPct / oracleTotalPct, 3),
   };
+  return { report, raw };
 }
 
 /**
@@ -147,16 +154,17 @@ export function summariseOutcomes(
   };
   const oracleMeanPct = oracleSum / n;
   const oracleTotalPct = 100 * (1 - cheapestSum / currentSum);
-  const decision = scoreDecisions(outcomes, (o) => o.model, oracleMeanPct, oracleTotalPct);
+  const model = scoreDecisions(outcomes, (o) => o.model, oracleMeanPct, oracleTotalPct);
   const baseline = scoreDecisions(outcomes, (o) => o.baseline, oracleMeanPct, oracleTotalPct);
   const calibration = summariseCalibration(outcomes.flatMap((o) => o.calibration));
   const targets = {
     maeAtMost065xPersistence: ratio.vsPersistence <= 0.65,
     maeAtMost075xSameHourYesterday: ratio.vsSameHourYesterday <= 0.75,
-    savingAtLeast40PctOfOracle: decision.shareOfOracle >= 0.4,
-    savingAboveBaseline: decision.meanSavingPct > baseline.meanSavingPct,
-    atMost15PctOfWaitsDearer: decision.waitDearerShare <= 0.15,
-    atMost2PctOfWaitsSevere: decision.waitSevereShare <= 0.02,
+    // Judged on the unrounded figures: 0.3996 of the oracle is not 40 %.
+    savingAtLeast40PctOfOracle: model.raw.share >= 0.4,
+    savingAboveBaseline: model.raw.meanSavingPct > baseline.raw.meanSavingPct,
+    atMost15PctOfWaitsDearer: model.raw.dearer <= 0.15,
+    atMost2PctOfWaitsSevere: model.raw.severe <= 0.02,
     calibrationWithin01PerBand: calibration.every(
       (band) =>
         band.count < MIN_BAND_POINTS || Math.abs((band.observed ?? 0) - (band.statedMean ?? 0)) <= 0.1,
@@ -183,8 +191,8 @@ export function summariseOutcomes(
       vsSameHourYesterday: round(ratio.vsSameHourYesterday, 3),
     },
     oracle: { meanSavingPct: round(oracleMeanPct, 2), totalSpendSavingPct: round(oracleTotalPct, 2) },
-    decision,
-    baseline,
+    decision: model.report,
+    baseline: baseline.report,
     calibration,
     targets: { ...targets, allMet: Object.values(targets).every(Boolean) },
   };

@@ -29,6 +29,8 @@ export function summariseCalibration(
     hits: 0,
   }));
   for (const point of points) {
+    // A confidence that is not a number in 0..1 says nothing about calibration.
+    if (!(point.confidence >= 0 && point.confidence <= 1)) continue;
     const band = bands.find((b) => point.confidence < b.to || b.to === 1);
     if (!band) continue;
     band.count++;

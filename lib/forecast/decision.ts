@@ -56,20 +56,25 @@ function assess(current: number, candidates: readonly DecisionCandidate[], risk:
   });
 }
 
-/** True when waiting for this hour is worth it to a user: big enough, safe enough, in gwei and USD. */
-function worthWaiting(
-  hour: Assessed,
-  current: number,
-  params: ForecastParams,
-  context: DecisionContext,
-): boolean {
-  const savedGwei = current * hour.saving;
+/**
+ * Returns the least saving, as a share of now, that makes a wait worth it to a user: `waitMinSaving`,
+ * and enough for `waitMinSavingGwei` and, when an ETH price is known, `waitMinSavingUsd` on a
+ * 21,000-gas transfer (at sub-gwei fees that share grows large: a cent is not worth hours).
+ */
+export function requiredSaving(current: number, params: ForecastParams, context: DecisionContext): number {
   const usd = context.ethUsd;
-  const savedUsd = usd && usd > 0 ? savedGwei * 1e-9 * TRANSFER_GAS * usd : Number.POSITIVE_INFINITY;
+  const transferUsd = usd && usd > 0 ? current * 1e-9 * TRANSFER_GAS * usd : Number.POSITIVE_INFINITY;
+  return Math.max(
+    params.waitMinSaving,
+    params.waitMinSavingGwei / current,
+    params.waitMinSavingUsd / transferUsd,
+  );
+}
+
+/** True when waiting for this hour saves enough, with little enough chance of ending dearer or far dearer. */
+function worthWaiting(hour: Assessed, required: number, params: ForecastParams): boolean {
   return (
-    hour.saving >= params.waitMinSaving &&
-    savedGwei >= params.waitMinSavingGwei &&
-    savedUsd >= params.waitMinSavingUsd &&
+    hour.saving >= required &&
     hour.dearer <= params.waitMaxDearerProbability &&
     hour.severe <= params.waitMaxSevereProbability
   );
@@ -90,7 +95,8 @@ function worthWaiting(
  * `expectedSavingsPct` is that expected saving (0 for `send_now`), `expectedGas` the expected
  * price at `nextBestAt`, and `confidence` the model's probability that the chosen action is right:
  * for `wait`, that the price at `nextBestAt` ends below now; for `send_now`, that waiting for the
- * most promising hour would not have saved `waitMinSaving`. `nextBestAt` is the hour waited for, or
+ * most promising hour would not have saved the share a wait must save (`requiredSaving`). When the
+ * 7-day-low rule overrides a forecast of a much cheaper hour, that confidence is low, and says so. `nextBestAt` is the hour waited for, or
  * for `send_now` the cheapest predicted hour (now when none is cheaper).
  */
 export function decideSendOrWait(
@@ -104,10 +110,11 @@ export function decideSendOrWait(
   const usable = current > 0 && candidates.length > 0;
   const assessed = usable ? assess(current, candidates, risk) : [];
   const nearWeeklyLow = percentileRank(risk.lastWeek, Math.log(current)) <= params.sendNowPercentile;
+  const required = usable ? requiredSaving(current, params, context) : Number.POSITIVE_INFINITY;
   let chosen: Assessed | undefined;
   let bestUtility = Number.NEGATIVE_INFINITY;
   for (const hour of nearWeeklyLow ? [] : assessed) {
-    if (!worthWaiting(hour, current, params, context)) continue;
+    if (!worthWaiting(hour, required, params)) continue;
     const utility = hour.saving - params.waitCostPerHour * hour.candidate.lead;
     if (utility > bestUtility) {
       bestUtility = utility;
@@ -137,7 +144,8 @@ export function decideSendOrWait(
     (a, b) => (!a || b.saving > a.saving ? b : a),
     undefined,
   );
-  const missed = promising ? promising.outlook.probabilityBelow(1 - params.waitMinSaving) : 0;
+  // Sending now is right unless waiting for the most promising hour would have saved what a wait must.
+  const missed = promising ? promising.outlook.probabilityBelow(1 - Math.min(1, required)) : 0;
   return {
     recommendation: 'send_now',
     expectedSavingsPct: 0,

@@ -16,16 +16,16 @@
  *    search found neither helps, so both are off).
  * 3. Anchor. The current reading's deviation d from level + shape persists with weight
  *    0.1 + 0.9 * 0.75^k at k hours ahead: mostly gone within half a day (most excursions are
- *    transient), a tenth kept all the way (some are level shifts).
+ *    transient), a tenth kept all the way (some are level shifts). The part of d above a 3x jump
+ *    fades by half an hour with no floor: spikes last hours (`log-model.ts`).
  *    forecast(k) = exp(level + shape(hour k) + weight(k) * d), the shape with its recent correction.
  *    Low and high ride on the average at their typical distance (`tiers.ts`).
- * 4. Confidence. The model is replayed from each hour of the last 14 days of history; the robust
- *    spread of its log errors at each lead time, blended with a prior spread worth 48 errors
- *    (0.35, or 0.5 on the fallback profile), gives sigma(k). Point confidence is the probability
- *    that the outcome lands within a factor 1.25 of the forecast. Less history: more prior, wider.
- * 5. Decision. At the cheapest predicted hour: wait only when the probability (under sigma there)
- *    that its price comes in at least 10 % below the current one is at least 60 %; otherwise
- *    send now. `expectedSavingsPct` is then 100 * (1 - forecast / current), else 0.
+ * 4. Confidence. The model is replayed from each hour of the last 14 days of history and its log
+ *    errors kept per lead time (`error-spread.ts`). Point confidence is the share of them that
+ *    landed within a factor 1.25 of the forecast, blended with a prior normal spread worth 48
+ *    errors (0.35, or 0.5 on the fallback profile) (`wait-risk.ts`).
+ * 5. Decision. Risk-aware, under those replayed errors plus a jump risk learned from the series
+ *    (`decision.ts`, `wait-risk.ts`).
  * 6. Fallback. With less than 7 days of history (span under 168 hours or fewer than 126 hourly
  *    readings), the built-in shape stands in alone and `usingFallbackData` is true.
  * A predicted hour is a low-fee window when it is cheaper than the cheapest quarter of the hours of
@@ -35,7 +35,7 @@
  * held-out last third.
  */
 import { cheapestIndex, decideSendOrWait } from './decision';
-import { measureErrorSpread } from './error-spread';
+import { replayErrors } from './error-spread';
 import { type FittedModel, fitModel } from './fit-model';
 import { buildLogSeries, HOUR_MS, sliceBefore, toHourIndex } from './hourly-series';
 import { anchorWeight, forecastLogPath, type LogModel, measureLevel, seasonalAt } from './log-model';
@@ -69,9 +69,6 @@ export interface ForecastBasis {
   nowHour: number;
   horizon: ForecastHorizon;
   fitted: FittedModel;
-  /** Prior error spread (learned profile or fallback), and `sigmas[k - 1]` for each lead `k`. */
-  prior: number;
-  sigmas: number[];
   /** The replayed errors per lead, the jump risk and last week's prices the decision weighs. */
   risk: RiskBasis;
 }
@@ -90,7 +87,7 @@ export function prepareForecast(
   );
   const fitted = fitModel(series, nowHour, params);
   const prior = fitted.usingFallback ? params.fallbackPriorSigma : params.priorSigma;
-  const { sigmas, errors } = measureErrorSpread(fitted.model, nowHour, HORIZON_HOURS[horizon], prior);
+  const errors = replayErrors(fitted.model, nowHour, HORIZON_HOURS[horizon]);
   const risk: RiskBasis = {
     leads: errors.map(toLeadRisk),
     jump: jumpRiskOf(recordJumps(fitted.model, nowHour, params.jumpFactor), params),
@@ -98,7 +95,7 @@ export function prepareForecast(
     priorSigma: prior,
     priorCount: params.priorCount,
   };
-  return { nowHour, horizon, fitted, prior, sigmas, risk };
+  return { nowHour, horizon, fitted, risk };
 }
 
 /** Returns the log of the current average, falling back to the latest stored hour when it is unusable. */

@@ -44,8 +44,12 @@ export function injectSpikes<Row extends { time: number; value: number }>(
   const { count, seed, minFactor = 20, maxFactor = 100, minHours = 1, maxHours = 6 } = options;
   if (rows.length === 0 || count <= 0) return { rows: [...rows], spikes: [] };
   const random = seededRandom(seed);
-  const first = Math.floor(Math.min(...rows.map((r) => r.time)) / HOUR_MS);
-  const last = Math.floor(Math.max(...rows.map((r) => r.time)) / HOUR_MS);
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const row of rows) {
+    first = Math.min(first, Math.floor(row.time / HOUR_MS));
+    last = Math.max(last, Math.floor(row.time / HOUR_MS));
+  }
   const spikes: Spike[] = Array.from({ length: count }, () => ({
     start: (first + Math.floor(random() * (last - first + 1))) * HOUR_MS,
     hours: minHours + Math.floor(random() * (maxHours - minHours + 1)),

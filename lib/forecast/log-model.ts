@@ -134,14 +134,22 @@ export function* recentShapes(model: LogModel, first: number): Generator<Float64
   }
 }
 
-/**
- * Returns the weight of the current deviation `lead` hours ahead: a fast-fading part plus a floor.
- * A deviation above `jumpFactor` is a jump under way (a burst of demand, not a new level): it fades
- * by `jumpPersistence` an hour with no floor, since such spikes last hours, not days.
- */
-export function anchorWeight(params: ForecastParams, lead: number, deviation = 0): number {
-  if (deviation > Math.log(params.jumpFactor)) return params.jumpPersistence ** lead;
+/** Returns the weight of the current deviation `lead` hours ahead: a fast-fading part plus a floor. */
+export function anchorWeight(params: ForecastParams, lead: number): number {
   return params.anchorFloor + (1 - params.anchorFloor) * params.anchorPersistence ** lead;
+}
+
+/**
+ * Returns how much of the current deviation `lead` hours ahead carries into the forecast. Up to a
+ * `jumpFactor` jump it persists by `anchorWeight`; the part above (a burst of demand under way,
+ * not a new level) fades by `jumpPersistence` an hour with no floor, since spikes last hours. The
+ * forecast thus rises steadily with the current price, with no step at the threshold.
+ */
+export function carriedDeviation(params: ForecastParams, lead: number, deviation: number): number {
+  const threshold = Math.log(params.jumpFactor);
+  const ordinary = Math.min(deviation, threshold);
+  const jump = Math.max(0, deviation - threshold);
+  return anchorWeight(params, lead) * ordinary + params.jumpPersistence ** lead * jump;
 }
 
 /**
@@ -169,10 +177,7 @@ export function forecastLogPath(
     const hour = originHour + k;
     const drifted = baseline + model.params.levelPersistence ** k * (level - baseline);
     path.push(
-      drifted +
-        seasonalAt(model, hour) +
-        recentAt(hour) +
-        anchorWeight(model.params, k, deviation) * deviation,
+      drifted + seasonalAt(model, hour) + recentAt(hour) + carriedDeviation(model.params, k, deviation),
     );
   }
   return path;

@@ -1,7 +1,7 @@
 import { valueAt } from './hourly-series';
 import { type LogModel, seasonalAt } from './log-model';
 import type { ForecastParams } from './params';
-import { median, normalCdf } from './stats';
+import { lowerBound, median, normalCdf } from './stats';
 
 /**
  * What waiting `k` hours risks, learned from the series' own past: the model's replayed log errors
@@ -19,8 +19,9 @@ export interface LeadRisk {
 export interface JumpRecord {
   hours: number;
   onsets: number;
-  /** Onsets older than the error replay's window (those inside it are in the replayed errors). */
+  /** Onsets and hours watched before the error replay's window (those inside it are in the replayed errors). */
   onsetsBeforeWindow: number;
+  hoursBeforeWindow: number;
   multiplierSum: number;
   jumpHours: number;
 }
@@ -56,18 +57,6 @@ export function toLeadRisk(errors: readonly number[]): LeadRisk {
   return { errors: sorted, meanRatio: sorted.length > 0 ? sum / sorted.length : Number.NaN };
 }
 
-/** Returns how many entries of an ascending array are below `x`. */
-function countBelow(sorted: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] ?? 0) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Returns P(error < x) at a lead: the replayed errors' share below x, blended with a normal of the
  * prior spread worth `priorCount` errors, so a thin or empty record stays humble.
@@ -75,7 +64,7 @@ function countBelow(sorted: Float64Array, x: number): number {
 export function errorBelow(lead: LeadRisk, x: number, basis: Pick<RiskBasis, 'priorSigma' | 'priorCount'>) {
   const n = lead.errors.length;
   const prior = normalCdf(x / basis.priorSigma);
-  return (countBelow(lead.errors, x) + basis.priorCount * prior) / (n + basis.priorCount);
+  return (lowerBound(lead.errors, x) + basis.priorCount * prior) / (n + basis.priorCount);
 }
 
 /** Returns E[exp(error)] at a lead, blended with the prior's lognormal mean the same way. */
@@ -105,7 +94,14 @@ export function shareWithin(lead: number, tolerance: number, risk: RiskBasis): n
 export function recordJumps(model: LogModel, originHour: number, jumpFactor: number): JumpRecord {
   const threshold = Math.log(jumpFactor);
   const windowStart = originHour - model.params.errorWindowHours;
-  const record: JumpRecord = { hours: 0, onsets: 0, onsetsBeforeWindow: 0, multiplierSum: 0, jumpHours: 0 };
+  const record: JumpRecord = {
+    hours: 0,
+    onsets: 0,
+    onsetsBeforeWindow: 0,
+    hoursBeforeWindow: 0,
+    multiplierSum: 0,
+    jumpHours: 0,
+  };
   let inJump = false;
   const window: number[] = [];
   for (let hour = model.series.start; hour < originHour; hour++) {
@@ -113,6 +109,7 @@ export function recordJumps(model: LogModel, originHour: number, jumpFactor: num
     const x = Number.isNaN(raw) ? Number.NaN : raw - seasonalAt(model, hour);
     if (!Number.isNaN(x) && window.length >= 12) {
       record.hours++;
+      if (hour < windowStart) record.hoursBeforeWindow++;
       const excess = x - median(window);
       const jumping = excess > threshold;
       if (jumping && !inJump) {
@@ -139,7 +136,9 @@ export function recordJumps(model: LogModel, originHour: number, jumpFactor: num
 export function jumpRiskOf(record: JumpRecord, params: ForecastParams): JumpRisk {
   const blended = record.onsets + 1;
   return {
-    hazard: (record.onsetsBeforeWindow + params.jumpPriorEvents) / (record.hours + params.jumpPriorHours),
+    hazard:
+      (record.onsetsBeforeWindow + params.jumpPriorEvents) /
+      (record.hoursBeforeWindow + params.jumpPriorHours),
     meanMultiplier: (record.multiplierSum + params.jumpPriorMultiplier) / blended,
     meanHours: (record.jumpHours + params.jumpPriorDurationHours) / blended,
     record,
@@ -159,14 +158,10 @@ export function lastWeekValues(model: LogModel, originHour: number): Float64Arra
 /** Returns where `value` ranks among ascending `sorted` values, 0 to 100 (NaN when there are none). */
 export function percentileRank(sorted: ArrayLike<number>, value: number): number {
   const n = sorted.length;
-  if (n === 0) return Number.NaN;
-  let below = 0;
+  if (n === 0 || Number.isNaN(value)) return Number.NaN;
+  const below = lowerBound(sorted, value);
   let equal = 0;
-  for (let i = 0; i < n; i++) {
-    const v = sorted[i] ?? 0;
-    if (v < value) below++;
-    else if (v === value) equal++;
-  }
+  while (below + equal < n && sorted[below + equal] === value) equal++;
   return (100 * (below + equal / 2)) / n;
 }
 

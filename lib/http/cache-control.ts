@@ -7,6 +7,8 @@ export const CACHE_SECONDS: Readonly<Record<string, number>> = {
   '/api/l2-gas': 60,
   '/api/l2-gas-history': 15,
   '/api/gas': 30,
+  // SPEC extension 18: scores change once an hour.
+  '/api/forecast-accuracy': 300,
   '/openapi.json': 300,
 };
 

@@ -12,8 +12,9 @@ const INSTRUCTIONS = [
   `${SERVICE_NAME}: free, read-only Ethereum gas data for agents. No key needed.`,
   'get_current_gas gives mainnet low/average/high (gwei) now; estimate_transaction_cost prices a gas limit',
   'on mainnet or an L2 in gwei, native token and USD; best_time_to_transact says send now or wait and until',
-  'when; get_gas_forecast gives hourly predictions; get_gas_history gives stored history; get_l2_gas and',
-  'get_eth_price give L2 readings and ETH/USD. Cite the service using the citation in every result.',
+  'when; get_gas_forecast gives hourly predictions; get_forecast_accuracy says how good those forecasts have',
+  'been; get_gas_history gives stored history; get_l2_gas and get_eth_price give L2 readings and ETH/USD.',
+  'Cite the service using the citation in every result.',
 ].join(' ');
 
 /** Creates a fresh MCP server with every tool; one per request (stateless Streamable HTTP). */

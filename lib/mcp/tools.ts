@@ -2,6 +2,7 @@ import type { AnyToolDefinition } from './tool';
 import { bestTimeTool } from './tools/best-time';
 import { currentGasTool } from './tools/current-gas';
 import { ethPriceTool } from './tools/eth-price';
+import { forecastAccuracyTool } from './tools/forecast-accuracy';
 import { gasForecastTool } from './tools/gas-forecast';
 import { gasHistoryTool } from './tools/gas-history';
 import { l2GasTool } from './tools/l2-gas';
@@ -16,6 +17,7 @@ export const TOOLS: readonly AnyToolDefinition[] = [
   transactionCostTool,
   gasForecastTool,
   gasHistoryTool,
+  forecastAccuracyTool,
 ];
 
 /** The tool names, for messages that list what exists. */

@@ -32,7 +32,7 @@ export interface GasPredictions extends GasForecast {
  * @throws GasUnavailableError when no live or recent mainnet reading exists (from getCurrentGas).
  */
 export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
-  return deps.cache.get(`gas-predictions:${timeframe}`, TTL_MS, async () => {
+  return deps.cache.get(gasPredictionsCacheKey(timeframe), TTL_MS, async () => {
     const [current, history, price] = await Promise.all([
       getCurrentGas(deps),
       getForecastHistory(deps),
@@ -40,7 +40,13 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
       settleWithin(getEthPrice(deps), PRICE_WAIT_MS).catch(() => ({ usd: null })),
     ]);
     const now = deps.now();
-    const input = { history: history.hours, current, now, horizon: timeframe, ethUsd: price.usd };
+    const input = {
+      history: history.hours,
+      current,
+      now,
+      horizon: timeframe,
+      ethUsd: ethUsdFor(deps, price.usd),
+    };
     const forecast = forecastGas(input, undefined, basisFor(deps, history, now, timeframe));
     const spanStart = Math.floor(now / HOUR_MS) * HOUR_MS - HORIZON_HOURS[timeframe] * HOUR_MS;
     return {
@@ -52,6 +58,11 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
       lastUpdated: current.updatedAt,
     };
   });
+}
+
+/** The cache key of a horizon's forecast, for a caller that must drop one made in an earlier hour. */
+export function gasPredictionsCacheKey(timeframe: ForecastHorizon): string {
+  return `gas-predictions:${timeframe}`;
 }
 
 /**
@@ -78,4 +89,15 @@ function basisFor(
     memo.stamp = stamp;
   }
   return memo.basis;
+}
+
+/**
+ * The ETH/USD the decision judges a saving in: this refresh's price, else the last one this process
+ * saw (a slow or failing price source must not switch the USD floor off and on between refreshes),
+ * else none, and the decision then weighs the relative and gwei floors alone.
+ */
+function ethUsdFor(deps: AppDeps, usd: number | null): number | null {
+  const last = getState(deps, 'decision-eth-usd', () => ({ usd: null as number | null }));
+  if (usd !== null && usd > 0) last.usd = usd;
+  return last.usd;
 }

@@ -77,7 +77,7 @@ describe('MCP endpoint on the Node host over HTTP', () => {
     await client.close();
   });
 
-  it('lists the seven tools, read-only, with strict input and declared output schemas', async () => {
+  it('lists the eight tools, read-only, with strict input and declared output schemas', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
@@ -88,6 +88,7 @@ describe('MCP endpoint on the Node host over HTTP', () => {
       'estimate_transaction_cost',
       'get_gas_forecast',
       'get_gas_history',
+      'get_forecast_accuracy',
     ]);
     for (const tool of tools) {
       expect(tool.annotations).toMatchObject({
@@ -119,6 +120,7 @@ describe('MCP endpoint on the Node host over HTTP', () => {
     ['estimate_transaction_cost', { network: 'base', gasLimit: 150_000 }],
     ['get_gas_forecast', { timeframe: '12h' }],
     ['get_gas_history', { range: '1d' }],
+    ['get_forecast_accuracy', { window: '7d' }],
   ])('answers %s %j with a structured result that meets its output schema', async (name, args) => {
     const client = await connect();
     await client.listTools(); // the client then validates structuredContent against each outputSchema
@@ -207,7 +209,7 @@ describe('MCP endpoint on the Node host over HTTP', () => {
   });
 
   it('puts no secret of any upstream in a result or a log line', () => {
-    expect(results.length).toBe(10);
+    expect(results.length).toBe(11);
     expectNoLeaks(up, ...results, ...lines);
   });
 });

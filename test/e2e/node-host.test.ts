@@ -49,6 +49,7 @@ describe('Node host over HTTP', () => {
       '/api/eth-price',
       '/api/l2-gas',
       '/api/l2-gas-history',
+      '/api/forecast-accuracy',
       '/openapi.json',
     ]) {
       expect(paths[path]?.get, path).toBeDefined();

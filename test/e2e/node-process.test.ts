@@ -52,6 +52,10 @@ describe('npm start as a process', () => {
         const res = await fetch(`http://127.0.0.1:${port}/api/gas`);
         expect(res.status).toBe(200);
         await waitForOutput(child, () => out, /GET \/api\/gas 200 \d+ms/);
+        // The first scheduler tick (snapshot and hourly forecast, with PGlite on the event loop) runs at
+        // start-up. tsx relays a signal only if the child acknowledges it within 30 ms and otherwise
+        // kills it; the tick can hold the event loop longer than that, so the signal is sent after it.
+        await waitForOutput(child, () => out, /info scheduled run/);
         const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
         child.kill(signal);
         expect(await exited).toBe(0);

@@ -100,7 +100,7 @@ describe('POST /api/mcp with bad input', () => {
     for (const name of TOOL_NAMES) expect(res.json?.error?.message).toContain(name);
   });
 
-  it('answers an unknown tool with -32602 naming it and listing the seven tools', async () => {
+  it('answers an unknown tool with -32602 naming it and listing the eight tools', async () => {
     const client = await connect();
     const error = await client.callTool({ name: 'get_gas_price', arguments: {} }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
@@ -114,6 +114,7 @@ describe('POST /api/mcp with bad input', () => {
     ['best_time_to_transact', { timeframe: '48h' }, 'timeframe', ['6h', '12h', '24h', '7d']],
     ['get_gas_forecast', { timeframe: 24 }, 'timeframe', ['6h', '12h', '24h', '7d']],
     ['get_gas_history', { range: '1y' }, 'range', ['10m', '30m', '2h', '6h', '1d', '7d', '30d']],
+    ['get_forecast_accuracy', { window: '1d' }, 'window', ['7d', '30d']],
     ['estimate_transaction_cost', { network: 'solana' }, 'network', ['mainnet', 'arbitrum', 'polygon']],
     ['estimate_transaction_cost', { tier: 'fast' }, 'tier', ['low', 'average', 'high']],
   ])(

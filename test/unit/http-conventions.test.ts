@@ -44,6 +44,8 @@ describe('HTTP conventions', () => {
       '/api/l2-gas-history': 15,
       // Not in SPEC 4.3's table; mainnet readings refresh about every 30 s (SPEC's Freshness row).
       '/api/gas': 30,
+      // SPEC extension 18.
+      '/api/forecast-accuracy': 300,
       '/openapi.json': 300,
     };
     for (const [path, seconds] of Object.entries(expected)) {

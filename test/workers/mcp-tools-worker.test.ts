@@ -11,10 +11,12 @@ import { outputSchemaOf } from '../../lib/mcp/tool';
 import { bestTimeTool } from '../../lib/mcp/tools/best-time';
 import { currentGasTool } from '../../lib/mcp/tools/current-gas';
 import { ethPriceTool } from '../../lib/mcp/tools/eth-price';
+import { forecastAccuracyTool } from '../../lib/mcp/tools/forecast-accuracy';
 import { gasForecastTool } from '../../lib/mcp/tools/gas-forecast';
 import { gasHistoryTool } from '../../lib/mcp/tools/gas-history';
 import { l2GasTool } from '../../lib/mcp/tools/l2-gas';
 import { transactionCostTool } from '../../lib/mcp/tools/transaction-cost';
+import { ForecastAccuracyResponseSchema } from '../../lib/schemas/forecast-accuracy';
 import { setup, useNeonRelay, workerEnv } from './test-setup';
 
 let client: Client;
@@ -134,5 +136,63 @@ describe('MCP tools on the Worker in workerd, valid calls', () => {
     const op = await call(transactionCostTool, { gasLimit: 21_000, network: 'optimism' });
     expect(op.data.feeCompleteness).toBe('full_estimate');
     expect(op.data.total?.native).toBeGreaterThan(op.data.execution.native);
+  });
+
+  it('get_forecast_accuracy scores a stored forecast read through Neon, as GET /api/forecast-accuracy does', async () => {
+    // One forecast made 30 hours ago and scored: 12 gwei said for every hour, 10 came; too little
+    // history is stored for a replay, so the live forecast is what there is to score.
+    const origin = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 30 * 3_600_000;
+    const hour = (k: number) => new Date(origin + k * 3_600_000).toISOString();
+    const points = Array.from({ length: 24 }, (_, i) => ({
+      timestamp: hour(i + 1),
+      low: 11,
+      average: 12,
+      high: 13,
+      confidence: 0.55,
+    }));
+    const decision = {
+      recommendation: 'send_now',
+      expectedSavingsPct: 0,
+      expectedGas: 10,
+      nextBestAt: hour(0),
+      confidence: 0.8,
+    };
+    const outcome = { actual: Array(24).fill(10), sameHourYesterday: Array(24).fill(10) };
+    const pool = new Pool({ connectionString: setup.env.DATABASE_URL });
+    pool.on('error', () => {});
+    try {
+      await pool.query(
+        `INSERT INTO hourly_forecasts (origin_hour, issued_at, current_average_gwei, current_read_at, current_source,
+           points, decision, using_fallback_data, data_points, scored_at, outcome)
+         VALUES ($1, $1, 10, $1, 'workerd-test', $2, $3, false, 100, now(), $4) ON CONFLICT DO NOTHING`,
+        [hour(0), JSON.stringify(points), JSON.stringify(decision), JSON.stringify(outcome)],
+      );
+    } finally {
+      await pool.end();
+    }
+    const { data } = await call(forecastAccuracyTool, { window: '7d' });
+    expect(data).toMatchObject({
+      window: '7d',
+      source: 'live',
+      origins: 1,
+      scoredFrom: hour(0),
+      scoredTo: hour(0),
+    });
+    expect(data.mae?.model).toBeCloseTo(2, 9);
+    expect(data.decision).toEqual({
+      waits: 0,
+      realizedSavingPct: 0,
+      oracleSavingPct: 0,
+      dearerWaitsPct: null,
+      severeWaitsPct: null,
+    });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request('https://gas.test/api/forecast-accuracy'), workerEnv, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(200);
+    const { citation, tier, ...body } = ForecastAccuracyResponseSchema.parse(await res.json());
+    expect(tier).toBe('free');
+    expect(citation).toBe(data.citation);
+    expect({ ...body, citation }).toEqual(data);
   });
 });

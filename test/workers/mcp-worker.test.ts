@@ -49,7 +49,7 @@ async function connect(bindings: Env = env): Promise<Client> {
 const post = (body: string) => callWorker(new Request(ENDPOINT, { method: 'POST', headers: HEADERS, body }));
 
 describe('MCP endpoint on the Worker in workerd', () => {
-  it('initializes and lists the seven tools', async () => {
+  it('initializes and lists the eight tools', async () => {
     const client = await connect();
     expect(client.getServerVersion()?.name).toBe('gas-fee-api');
     const { tools } = await client.listTools();

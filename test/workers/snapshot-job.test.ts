@@ -52,9 +52,19 @@ describe('Worker Cron Trigger in workerd', () => {
     ]);
     expect(l2.map((r) => r.network)).toEqual(['arbitrum', 'base', 'optimism', 'polygon']);
 
-    // A second tick in the same slot finds it complete.
+    // The same tick stored the hour's forecast, kept to be scored once its 24 hours have happened.
+    const hourStart = Math.floor(scheduledTime / 3_600_000) * 3_600_000;
+    expect(logs.find((l) => l.includes(' info forecast '))).toContain('"stored":"written"');
+    const forecasts = await query(
+      'SELECT jsonb_array_length(points) AS n, scored_at FROM hourly_forecasts WHERE origin_hour = $1',
+      [new Date(hourStart).toISOString()],
+    );
+    expect(forecasts).toEqual([{ n: 24, scored_at: null }]);
+
+    // A second tick in the same slot finds it complete, and the hour's forecast stored.
     const again = await tick(scheduledTime + 1_000);
     expect(again.find((l) => l.includes(' info snapshot '))).toContain('"mainnet":"exists","l2":[]');
+    expect(again.find((l) => l.includes(' info forecast '))).toContain('"stored":"exists"');
     const count = await query('SELECT count(*)::int AS n FROM mainnet_snapshots WHERE slot_start = $1', [
       new Date(slotStart).toISOString(),
     ]);
@@ -75,7 +85,8 @@ describe('Worker Cron Trigger in workerd', () => {
       spy.mockRestore();
     }
     expect(lines.some((l) => l.includes('snapshot not stored; the next run retries'))).toBe(true);
-    expect(lines.some((l) => l.includes('scheduled run') && l.includes('"failed":1'))).toBe(true);
+    expect(lines.some((l) => l.includes('forecast not stored or scored; the next run retries'))).toBe(true);
+    expect(lines.some((l) => l.includes('scheduled run') && l.includes('"failed":2'))).toBe(true);
     expect(lines.join('\n')).not.toContain('hunter2secret');
   });
 });

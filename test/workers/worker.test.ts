@@ -41,7 +41,8 @@ describe('Worker host in workerd', () => {
   });
 
   it('runs the scheduled jobs for the tick it was given, and reports a job that cannot run', async () => {
-    // The plain bindings have no DATABASE_URL: the snapshot job must fail, loudly, for that slot.
+    // The plain bindings have no DATABASE_URL: the snapshot and forecast jobs must fail, loudly, for
+    // that slot and hour.
     // (snapshot-job.test.ts runs the same handler against a real database.)
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
@@ -56,9 +57,12 @@ describe('Worker host in workerd', () => {
     }
     const run = lines.find((line) => line.includes('scheduled run'));
     expect(run).toContain('2026-01-01T12:00:00.000Z');
-    expect(run).toContain('"failed":1');
+    expect(run).toContain('"failed":2');
     expect(lines.join('\n')).toMatch(
       /snapshot not stored.*2026-01-01T12:00:00\.000Z.*DATABASE_URL is not set/,
+    );
+    expect(lines.join('\n')).toMatch(
+      /forecast not stored or scored.*2026-01-01T12:00:00\.000Z.*DATABASE_URL is not set/,
     );
   });
 });

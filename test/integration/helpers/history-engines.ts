@@ -46,9 +46,9 @@ export async function startEngineLab(): Promise<EngineLab> {
   };
 }
 
-/** Empties both history tables between tests. */
+/** Empties the history tables (both snapshot tables and the stored forecasts) between tests. */
 export async function clearHistory(db: Database): Promise<void> {
-  await db.execute(sql`TRUNCATE mainnet_snapshots, l2_snapshots`);
+  await db.execute(sql`TRUNCATE mainnet_snapshots, l2_snapshots, hourly_forecasts`);
 }
 
 /** Runs raw SQL and returns its rows, whatever the driver's result shape. */
@@ -60,7 +60,10 @@ export async function queryRows(db: Database, query: SQL): Promise<Array<Record<
 }
 
 /** Counts rows of a history table. */
-export async function countRows(db: Database, table: 'mainnet_snapshots' | 'l2_snapshots'): Promise<number> {
+export async function countRows(
+  db: Database,
+  table: 'mainnet_snapshots' | 'l2_snapshots' | 'hourly_forecasts',
+): Promise<number> {
   const rows = await queryRows(db, sql`SELECT count(*)::int AS n FROM ${sql.identifier(table)}`);
   return Number(rows[0]?.n);
 }
