@@ -166,7 +166,8 @@ async function readFacts(
     return { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null };
   }
   return {
-    status: age < L2_GAS_TTL_MS ? 'live' : 'last-good',
+    // A failed refresh makes the kept reading a last good one, even while it is younger than 60 s.
+    status: age < L2_GAS_TTL_MS && !shared.failure ? 'live' : 'last-good',
     gasPriceWei: BigInt(reading.gasPriceWei),
     l1FeeWei: reading.l1FeeWei === null ? null : BigInt(reading.l1FeeWei),
     readAt: reading.readAt,
