@@ -5,8 +5,7 @@
 import { createApp } from '../functions/app';
 import type { AppDeps } from '../lib/deps';
 import { PRICE_DEADLINE_MS } from '../lib/services/eth-price';
-import type { LastGoodStore } from '../lib/store/last-good';
-import { createTestDeps } from '../test/helpers/deps';
+import { createFaultyStore, createTestDeps } from '../test/helpers/deps';
 import { startCoinbaseSim } from '../test/upstreams/coinbase-sim';
 import { startCoinGeckoSim } from '../test/upstreams/coingecko-sim';
 import { startKrakenSim } from '../test/upstreams/kraken-sim';
@@ -19,7 +18,7 @@ interface Scenario {
   deps?: Partial<AppDeps>;
 }
 
-const hungStore: LastGoodStore = { get: () => new Promise(() => {}), set: () => new Promise(() => {}) };
+const hungStore = createFaultyStore('hang');
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;

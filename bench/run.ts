@@ -12,6 +12,7 @@ const BENCHMARKS = [
   'forecast-accuracy',
   'throughput',
   'worker-startup',
+  'fleet',
 ];
 const only = process.argv[2];
 const chosen = only ? BENCHMARKS.filter((name) => name === only) : BENCHMARKS;

@@ -1,28 +1,8 @@
 import type { AppDeps } from '../lib/deps';
 import { GasUnavailableError } from '../lib/errors';
-import {
-  CURRENT_GAS_CACHE_KEY,
-  type CurrentGasReading,
-  getCurrentGas,
-  STALE_PREFIX,
-} from '../lib/services/current-gas';
-import { getL2Gas, L2_GAS_CACHE_KEY, type L2GasResult, selectL2SnapshotRows } from '../lib/services/l2-gas';
+import { type CurrentGasReading, getCurrentGas, STALE_PREFIX } from '../lib/services/current-gas';
+import { getL2Gas, type L2GasResult, selectL2SnapshotRows } from '../lib/services/l2-gas';
 import type { L2Snapshot, MainnetSnapshot } from '../lib/store/history-writes';
-
-/**
- * Drops a cached answer read before `slotStart`: a slot must hold a reading taken in it, not the
- * previous slot's (the L2 cache lives 60 s and Cron Triggers fire 60 s apart). Concurrent runs still
- * share one upstream read, since the cache coalesces the reload.
- */
-function forgetIfOlder<T>(
-  deps: Pick<AppDeps, 'cache'>,
-  key: string,
-  readAtOf: (value: T) => number,
-  slotStart: number,
-): void {
-  const cached = deps.cache.peek<T>(key);
-  if (cached && readAtOf(cached.value) < slotStart) deps.cache.delete(key);
-}
 
 /**
  * Reads mainnet gas for a slot through the endpoints' service and shapes the row to store, or
@@ -33,10 +13,10 @@ export async function readMainnetForSlot(
   deps: AppDeps,
   slotStart: number,
 ): Promise<{ row: MainnetSnapshot } | { skipped: string }> {
-  forgetIfOlder<CurrentGasReading>(deps, CURRENT_GAS_CACHE_KEY, (r) => Date.parse(r.updatedAt), slotStart);
   let reading: CurrentGasReading;
   try {
-    reading = await getCurrentGas(deps);
+    // A reading from before the slot (this instance's or the fleet's shared one) is refreshed first.
+    reading = await getCurrentGas(deps, { notBefore: slotStart });
   } catch (error) {
     return { skipped: error instanceof GasUnavailableError ? 'no upstream answered' : 'unexpected error' };
   }
@@ -67,10 +47,9 @@ export async function readL2ForSlot(
   slotStart: number,
   wanted: ReadonlySet<string>,
 ): Promise<{ rows: L2Snapshot[]; skipped: Record<string, string> }> {
-  forgetIfOlder<L2GasResult>(deps, L2_GAS_CACHE_KEY, (r) => r.fetchedAt, slotStart);
   let result: L2GasResult | undefined;
   try {
-    result = await getL2Gas(deps);
+    result = await getL2Gas(deps, { notBefore: slotStart });
   } catch {
     // The service promises not to throw; should it, every network is skipped for this slot.
   }

@@ -31,7 +31,7 @@ function appFor(env: Env) {
     now: Date.now,
     log,
     cache,
-    lastGood: createLastGoodStore(config, log),
+    lastGood: createLastGoodStore(config),
     withDb: config.databaseUrl
       ? createNeonWithDb(config.databaseUrl)
       : () => Promise.reject(new Error('DATABASE_URL is not set')),

@@ -18,7 +18,7 @@ export interface AppDeps {
   log: Logger;
   /** Per-process TTL cache with in-flight coalescing, in front of every upstream read. */
   cache: CoalescingCache;
-  /** Last-known-good values (Upstash Redis or in-process). */
+  /** Shared read-through entries, also the last-known-good values (Upstash Redis, or in-process). */
   lastGood: LastGoodStore;
   /** Opens the history database for one unit of work. */
   withDb: WithDb;

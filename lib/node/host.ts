@@ -39,7 +39,7 @@ export async function startNodeHost(
     now: Date.now,
     log,
     cache: createCoalescingCache(),
-    lastGood: createLastGoodStore(config, log),
+    lastGood: createLastGoodStore(config),
     withDb: engine ? engine.withDb : () => Promise.reject(new Error('no database')),
     state: new Map(),
     web: createNodeWebAssets(),

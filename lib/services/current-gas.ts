@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { AppDeps } from '../deps';
+import { type AppDeps, getState } from '../deps';
 import { GasUnavailableError } from '../errors';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
-import { readLastGood, writeLastGood } from '../store/last-good';
+import { readThrough, type SharedKind } from '../store/shared-read';
 import { readEtherscanGas } from '../upstream/etherscan';
 import { getMainnetBestBlock, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
 import { deriveExplorerWalletFields, rankBaseFee, toWalletFields } from './wallet-fields';
@@ -12,7 +12,7 @@ const EXPLORER_MAX_LAG_BLOCKS = 5;
 
 /**
  * The current mainnet reading every consumer (REST, dashboard, snapshot job, MCP) uses. Also what the
- * shared last-good store holds, so it is validated when read back.
+ * shared read-through entry holds, so it is validated when read back.
  */
 const CurrentGasReadingSchema = z.object({
   low: z.number().positive().finite(),
@@ -28,9 +28,8 @@ const CurrentGasReadingSchema = z.object({
 });
 export type CurrentGasReading = z.infer<typeof CurrentGasReadingSchema>;
 
-export const CURRENT_GAS_CACHE_KEY = 'current-gas';
 export const CURRENT_GAS_TTL_MS = 30_000;
-/** The shared last-good key; every instance reads and writes it. */
+/** The shared entry's key; every instance reads it, and one at a time refreshes it. */
 export const CURRENT_GAS_LAST_GOOD_KEY = 'current-gas:mainnet';
 /** A last good reading older than this is not served (SPEC.md decision 7). */
 export const MAX_STALE_MS = 5 * 60_000;
@@ -38,39 +37,30 @@ export const MAX_STALE_MS = 5 * 60_000;
 export const RETRY_AFTER_SECONDS = 30;
 export const STALE_PREFIX = 'stale:';
 
-type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'cache' | 'lastGood' | 'withDb'>;
+type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGood' | 'withDb'>;
 
-/**
- * Returns the current mainnet tiers, at most one upstream read per 30 s per process however many
- * callers ask (coalescing cache).
- * @throws GasUnavailableError when no upstream answers and no reading of the last 5 minutes exists.
- */
-export async function getCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
-  const reading = await deps.cache.get(CURRENT_GAS_CACHE_KEY, CURRENT_GAS_TTL_MS, () => readCurrentGas(deps));
-  // A cached stale reading must not outlive the 5-minute promise while it sits in the cache.
-  if (reading.source.startsWith(STALE_PREFIX) && deps.now() - Date.parse(reading.updatedAt) > MAX_STALE_MS) {
-    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
-    return deps.cache.get(CURRENT_GAS_CACHE_KEY, CURRENT_GAS_TTL_MS, () => readCurrentGas(deps));
-  }
-  return reading;
+/** Thrown by the live read when neither the RPC providers nor the explorer answered. */
+class MainnetGasUnavailable extends Error {
+  override name = 'MainnetGasUnavailable';
 }
 
 /**
- * Reads the tiers without the cache: RPC providers (hedged failover), then Etherscan, then the last
- * good reading if at most 5 minutes old. A live reading is stored as the new last good one.
- * @throws GasUnavailableError when none of these gives a reading.
+ * Returns the current mainnet tiers through the shared read-through entry (lib/store/shared-read.ts):
+ * at most one upstream read per 30 s for the whole fleet while Redis is up, one per instance when it
+ * is not. When the last refresh failed, the last good reading (at most 5 minutes old) is served as
+ * `stale:<label>`. `notBefore` asks for a reading taken since then.
+ * @throws GasUnavailableError when no upstream answers and no reading of the last 5 minutes exists.
  */
-export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> {
-  const live = await readLive(deps);
-  if (live) {
-    await writeLastGood(deps, CURRENT_GAS_LAST_GOOD_KEY, live, Date.parse(live.updatedAt));
-    return live;
-  }
-  // Only live readings are stored, so the stored source never carries the stale prefix already.
-  const stored = await readLastGood(deps, CURRENT_GAS_LAST_GOOD_KEY, CurrentGasReadingSchema);
-  if (stored && deps.now() - stored.storedAt <= MAX_STALE_MS) {
-    deps.log.warn('serving last good mainnet gas', { ageMs: deps.now() - stored.storedAt });
-    return { ...stored.value, source: `${STALE_PREFIX}${stored.value.source}` };
+export async function getCurrentGas(
+  deps: GasDeps,
+  options: { notBefore?: number } = {},
+): Promise<CurrentGasReading> {
+  const shared = await readThrough(deps, mainnetGasKind(deps), options);
+  const age = shared.readAt === null ? Number.POSITIVE_INFINITY : deps.now() - shared.readAt;
+  if (shared.value && age < CURRENT_GAS_TTL_MS && !shared.failure) return shared.value;
+  if (shared.value && age <= MAX_STALE_MS) {
+    if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
+    return { ...shared.value, source: `${STALE_PREFIX}${shared.value.source}` };
   }
   throw new GasUnavailableError(
     'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
@@ -78,26 +68,43 @@ export async function readCurrentGas(deps: GasDeps): Promise<CurrentGasReading> 
   );
 }
 
+/** Mainnet gas as a shared data kind: RPC providers (hedged failover), then Etherscan. */
+function mainnetGasKind(deps: GasDeps): SharedKind<CurrentGasReading> {
+  return {
+    key: CURRENT_GAS_LAST_GOOD_KEY,
+    schema: CurrentGasReadingSchema,
+    freshMs: CURRENT_GAS_TTL_MS,
+    async read() {
+      const live = await readLive(deps);
+      if (!live) throw new MainnetGasUnavailable('no mainnet gas upstream answered');
+      return { value: live, readAt: Date.parse(live.updatedAt) };
+    },
+  };
+}
+
 /** The first live reading (RPC providers, else the explorer) with its base fee ranked; null when both fail. */
 async function readLive(deps: GasDeps): Promise<CurrentGasReading | null> {
   const reading = await readLiveUnranked(deps);
   if (!reading) return null;
-  const [baseFeePercentile7d, maxBlobsPerBlock] = await Promise.all([
-    rankBaseFee(deps, reading.baseFee),
-    reading.maxBlobsPerBlock ?? recallMaxBlobs(deps, reading.nextBlobBaseFee ?? reading.blobBaseFee),
-  ]);
+  const baseFeePercentile7d = await rankBaseFee(deps, reading.baseFee);
+  const blobFee = reading.nextBlobBaseFee ?? reading.blobBaseFee;
+  const maxBlobsPerBlock = recallMaxBlobs(deps, blobFee, reading.maxBlobsPerBlock);
   return { ...reading, baseFeePercentile7d, maxBlobsPerBlock };
 }
 
 /**
  * The per-block blob maximum can only be derived from a block that carried blobs; when the newest did
- * not, the last good reading's (at most an hour old: it changes only at forks) stands in.
+ * not, the last one this process derived (at most an hour old: it changes only at forks) stands in.
  */
-async function recallMaxBlobs(deps: GasDeps, blobFee: number | null): Promise<number | null> {
-  if (blobFee === null) return null;
-  const stored = await readLastGood(deps, CURRENT_GAS_LAST_GOOD_KEY, CurrentGasReadingSchema);
-  if (!stored || deps.now() - stored.storedAt > 60 * 60_000) return null;
-  return stored.value.maxBlobsPerBlock;
+function recallMaxBlobs(deps: GasDeps, blobFee: number | null, derived: number | null): number | null {
+  const memo = getState(deps, 'mainnet-max-blobs', () => ({ value: null as number | null, at: 0 }));
+  if (derived !== null) {
+    memo.value = derived;
+    memo.at = deps.now();
+    return derived;
+  }
+  if (blobFee === null || deps.now() - memo.at > 60 * 60_000) return null;
+  return memo.value;
 }
 
 async function readLiveUnranked(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
-import { LAST_GOOD_TIMEOUT_MS, readLastGood, writeLastGood } from '../store/last-good';
+import { readThrough, type SharedKind } from '../store/shared-read';
 import { readPriceChain } from '../upstream/price-chain';
 import {
   PRICE_SOURCES,
@@ -11,6 +11,11 @@ import {
 
 /** A live reading is reused for this long (SPEC.md 4.3: the price refreshes every 30 seconds). */
 export const PRICE_FRESH_MS = 30_000;
+/**
+ * POL is served only inside the L2 answer, which refreshes every 60 s (SPEC.md 4.3): at a 30 s cadence
+ * its entry would always be past due when that answer is rebuilt, and the fleet would wait on it.
+ */
+export const POL_FRESH_MS = 60_000;
 /** SPEC.md 7 and decision 3: a last-known-good price older than this is never served. */
 export const LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
 /** A kept sparkline is served while it is at most one hourly point behind. */
@@ -46,8 +51,7 @@ export interface TokenPrice {
   staleAgeMs?: number;
 }
 
-// What is cached in-process and kept in the last-known-good store; validated on every read, since the
-// store is shared and may hold anything.
+// What the shared entry holds; validated on every read, since the store is shared and may hold anything.
 const PriceRecordSchema = z.object({
   usd: z.number().positive().finite(),
   change24h: z.number().finite().nullable(),
@@ -59,87 +63,73 @@ const PriceRecordSchema = z.object({
 });
 type PriceRecord = z.infer<typeof PriceRecordSchema>;
 
-/** Carries why the live read failed, and the last-known-good value, to every coalesced caller. */
+/** Carries why the live read failed to the shared entry (and so to every instance). */
 class PriceChainFailure extends Error {
-  constructor(
-    readonly kind: PriceFailureKind | 'cooldown',
-    readonly lastGood: PriceRecord | null,
-  ) {
+  constructor(readonly kind: PriceFailureKind | 'cooldown') {
     super(`price chain failed: ${kind}`);
   }
 }
 
-const recordKey = (token: PriceToken) => `price:${token}`;
+const STALE_KINDS = ['timeout', 'error', 'cooldown'] as const;
 
 /**
- * Returns the USD price of ETH or POL through the fallback chain (CoinGecko, Coinbase, Kraken), cached
- * 30 s per process with concurrent callers coalesced. It never throws: when every source fails it serves
- * the last-known-good value (at most 5 minutes old) with a `stale-*` label, else `usd: null`.
+ * Returns the USD price of ETH or POL through the fallback chain (CoinGecko, Coinbase, Kraken), read
+ * through the shared entry (lib/store/shared-read.ts): one read per 30 s for the fleet while Redis is
+ * up, one per instance when it is not. It never throws: when the last refresh failed it serves the
+ * last-known-good value (at most 5 minutes old) with a `stale-*` label, else `usd: null`.
  */
 export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<TokenPrice> {
-  const key = recordKey(token);
-  const cached = deps.cache.peek<PriceRecord>(key);
-  if (cached && deps.now() - cached.storedAt < PRICE_FRESH_MS)
-    return fromRecord(deps, token, cached.value, 'cache');
-  try {
-    const record = await deps.cache.get(key, PRICE_FRESH_MS, () => loadLive(deps, token));
-    return fromRecord(deps, token, record, record.priceSource);
-  } catch (error) {
-    const failure = error instanceof PriceChainFailure ? error : new PriceChainFailure('error', null);
-    if (!(error instanceof PriceChainFailure))
-      deps.log.error('price service failed', { error: String(error) });
-    // The in-process copy is a last-known-good too, for when the shared store cannot be reached.
-    const lastGood = newest(failure.lastGood, deps.cache.peek<PriceRecord>(key)?.value ?? null);
-    const age = lastGood ? Math.max(0, deps.now() - lastGood.readAt) : Number.POSITIVE_INFINITY;
-    if (!lastGood || age > LAST_GOOD_MAX_AGE_MS) {
-      deps.log.warn('price unavailable', { token, failure: failure.kind });
-      return unavailable(deps, token);
-    }
-    return { ...fromRecord(deps, token, lastGood, `stale-${failure.kind}`), staleAgeMs: Math.round(age) };
+  const startedAt = deps.now();
+  const shared = await readThrough(deps, priceKind(deps, token, startedAt + PRICE_DEADLINE_MS), {
+    deadlineAt: startedAt + PRICE_DEADLINE_MS,
+  });
+  const record = shared.value;
+  const age = record ? Math.max(0, deps.now() - record.readAt) : Number.POSITIVE_INFINITY;
+  if (record && age < freshMsOf(token)) {
+    return fromRecord(deps, token, record, shared.readNow && !shared.failure ? record.priceSource : 'cache');
   }
+  if (!record || age > LAST_GOOD_MAX_AGE_MS) {
+    if (shared.failure?.attempted)
+      deps.log.warn('price unavailable', { token, failure: shared.failure.kind });
+    return unavailable(deps, token);
+  }
+  // The instance that tried says how it failed; the others were not allowed to ask (shared back-off).
+  const failed = shared.failure?.attempted ? shared.failure.kind : shared.failure ? 'cooldown' : 'timeout';
+  const kind = STALE_KINDS.find((k) => k === failed) ?? 'error';
+  return { ...fromRecord(deps, token, record, `stale-${kind}`), staleAgeMs: Math.round(age) };
 }
+
+const freshMsOf = (token: PriceToken) => (token === 'POL' ? POL_FRESH_MS : PRICE_FRESH_MS);
 
 /** Returns the ETH/USD price (see getTokenPrice). */
 export function getEthPrice(deps: AppDeps): Promise<TokenPrice> {
   return getTokenPrice(deps, 'ETH');
 }
 
-/** One live read: the chain, the sparkline, and saving the result as the new last-known-good value. */
-async function loadLive(deps: AppDeps, token: PriceToken): Promise<PriceRecord> {
-  const deadlineAt = deps.now() + PRICE_DEADLINE_MS;
-  const storeMs = storeTimeoutMs(deps);
-  // Read alongside the chain, so a failed chain or a sparkline-less answer does not wait for it afterwards.
-  const lastGood = readLastGood(deps, recordKey(token), PriceRecordSchema, storeMs).then(
-    (hit) => hit?.value ?? null,
-  );
-  const outcome = await readPriceChain(deps, token, deadlineAt - WRITE_RESERVE_MS);
-  if (!outcome.ok) throw new PriceChainFailure(outcome.kind, await lastGood);
-  const { reading } = outcome;
-  const sparkline = reading.sparkline7d
-    ? { values: reading.sparkline7d, readAt: outcome.readAt }
-    : (newest(await lastGood, deps.cache.peek<PriceRecord>(recordKey(token))?.value ?? null)?.sparkline ??
-      null);
-  const record: PriceRecord = {
-    usd: reading.usd,
-    change24h: reading.change24h,
-    priceSource: outcome.source,
-    readAt: outcome.readAt,
-    sparkline,
+/** A token's price as a shared data kind: the chain within the deadline, keeping the last sparkline. */
+function priceKind(deps: AppDeps, token: PriceToken, deadlineAt: number): SharedKind<PriceRecord> {
+  return {
+    key: `price:${token}`,
+    schema: PriceRecordSchema,
+    freshMs: freshMsOf(token),
+    failureKind: (error) => (error instanceof PriceChainFailure ? error.kind : 'error'),
+    async read(previous) {
+      const outcome = await readPriceChain(deps, token, deadlineAt - WRITE_RESERVE_MS);
+      if (!outcome.ok) throw new PriceChainFailure(outcome.kind);
+      const { reading } = outcome;
+      const sparkline = reading.sparkline7d
+        ? { values: reading.sparkline7d, readAt: outcome.readAt }
+        : (previous?.sparkline ?? null);
+      const record: PriceRecord = {
+        usd: reading.usd,
+        change24h: reading.change24h,
+        priceSource: outcome.source,
+        readAt: outcome.readAt,
+        sparkline,
+      };
+      return { value: record, readAt: record.readAt };
+    },
   };
-  const writeMs = Math.min(storeMs, deadlineAt - deps.now());
-  if (writeMs > 0) await writeLastGood(deps, recordKey(token), record, record.readAt, writeMs);
-  return record;
-}
-
-/** The store's time budget: an unreachable Redis must cost little of the answer's deadline. */
-function storeTimeoutMs(deps: AppDeps): number {
-  return Math.min(LAST_GOOD_TIMEOUT_MS, deps.config.upstreamTimeoutMs);
-}
-
-function newest(a: PriceRecord | null, b: PriceRecord | null): PriceRecord | null {
-  if (!a) return b;
-  if (!b) return a;
-  return b.readAt > a.readAt ? b : a;
 }
 
 function fromRecord(deps: AppDeps, token: PriceToken, record: PriceRecord, source: PriceLabel): TokenPrice {

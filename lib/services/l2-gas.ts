@@ -4,7 +4,7 @@ import { L2_NETWORKS, type L2Network, type L2NetworkId } from '../l2/networks';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
-import { readLastGood, writeLastGood } from '../store/last-good';
+import { REFRESH_LEAD, readThrough, type SharedKind } from '../store/shared-read';
 import { readL2Network } from '../upstream/l2-gas-price';
 import { RpcPoolError } from '../upstream/rpc-errors';
 import { getTokenPrice } from './eth-price';
@@ -42,7 +42,7 @@ export interface L2GasResult {
   degraded: boolean;
 }
 
-// Validated on every read: the store is shared and may hold anything.
+// What a network's shared entry holds; validated on every read: the store is shared and may hold anything.
 const wei = z.string().regex(/^\d+$/);
 const StoredReadingSchema = z.object({
   gasPriceWei: wei,
@@ -53,10 +53,9 @@ const StoredReadingSchema = z.object({
   suggestedTipWei: wei.nullable().default(null),
   l1GasUnits: wei.nullable().default(null),
 });
+type StoredReading = z.infer<typeof StoredReadingSchema>;
 const toWei = (value: string | null) => (value === null ? null : BigInt(value));
 const fromWei = (value: bigint | null) => value?.toString() ?? null;
-
-const storeKey = (id: L2NetworkId) => `l2-gas:${id}`;
 
 /**
  * Returns the four L2 networks (SPEC.md 2.10), cached 60 s per process with concurrent callers
@@ -64,10 +63,17 @@ const storeKey = (id: L2NetworkId) => `l2-gas:${id}`;
  * whose providers all fail is served from its last good reading (at most 5 minutes old) or with null
  * numbers, and a missing price leaves the USD fields null while the gwei figures stay.
  */
-export async function getL2Gas(deps: AppDeps): Promise<L2GasResult> {
+export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = {}): Promise<L2GasResult> {
   const previous = deps.cache.peek<L2GasResult>(L2_GAS_CACHE_KEY);
-  const ttl = previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS;
-  return deps.cache.get(L2_GAS_CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS));
+  // The answer is assembled again once its oldest network reading is due for its shared refresh (so
+  // the fleet refreshes while the entry is still fresh), and after 15 s when degraded.
+  const oldest = previous ? Math.min(...previous.value.snapshots.map((s) => s.fetchedAt ?? 0)) : 0;
+  const refreshAt = oldest + L2_GAS_TTL_MS * (1 - REFRESH_LEAD);
+  const freshFor = previous ? refreshAt - previous.storedAt : L2_GAS_TTL_MS;
+  const ttl = Math.min(previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS, freshFor);
+  if (options.notBefore !== undefined && previous && oldest < options.notBefore)
+    deps.cache.delete(L2_GAS_CACHE_KEY);
+  return deps.cache.get(L2_GAS_CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS, options));
 }
 
 /** One row for the L2 history table, without its slot (the snapshot job assigns that). */
@@ -95,10 +101,14 @@ export function selectL2SnapshotRows(result: L2GasResult): L2SnapshotRow[] {
   return rows;
 }
 
-async function loadL2Gas(deps: AppDeps, networks: readonly L2Network[]): Promise<L2GasResult> {
+async function loadL2Gas(
+  deps: AppDeps,
+  networks: readonly L2Network[],
+  options: { notBefore?: number },
+): Promise<L2GasResult> {
   const [prices, ...facts] = await Promise.all([
     readPrices(deps, networks),
-    ...networks.map((network) => readFacts(deps, network)),
+    ...networks.map((network) => readFacts(deps, network, options)),
   ]);
   const now = deps.now();
   const presented = networks.map((network, i) =>
@@ -123,46 +133,65 @@ async function readPrices(deps: AppDeps, networks: readonly L2Network[]): Promis
   return { ETH: eth.usd, POL: pol?.usd ?? null };
 }
 
-/** Reads one network live, else its last good reading, else nothing; never throws. */
-async function readFacts(deps: AppDeps, network: L2Network): Promise<NetworkFacts> {
-  try {
-    const live = await readL2Network(deps, network);
-    const stored = {
-      gasPriceWei: live.gasPriceWei.toString(),
-      l1FeeWei: fromWei(live.l1FeeWei),
-      readAt: live.readAt,
-      baseFeeWei: fromWei(live.baseFeeWei),
-      suggestedTipWei: fromWei(live.suggestedTipWei),
-      l1GasUnits: fromWei(live.l1GasUnits),
-    };
-    await writeLastGood(deps, storeKey(network.id), stored, live.readAt);
-    const { gasPriceWei, l1FeeWei, readAt, baseFeeWei, suggestedTipWei, l1GasUnits } = live;
-    return { status: 'live', gasPriceWei, l1FeeWei, readAt, baseFeeWei, suggestedTipWei, l1GasUnits };
-  } catch (error) {
-    // Only labels and failure kinds are logged: other error texts may embed a provider URL and its key.
-    const failures = error instanceof RpcPoolError ? error.failures : [{ kind: 'unexpected' }];
-    deps.log.warn('l2 network unavailable live', { network: network.id, failures });
-  }
-  const lastGood = (await readLastGood(deps, storeKey(network.id), StoredReadingSchema))?.value;
-  if (lastGood && deps.now() - lastGood.readAt <= L2_LAST_GOOD_MAX_AGE_MS) {
+/** A network as a shared data kind: its gas price, fee suggestion (and OP Stack L1 fee, Arbitrum L1 gas) from its providers. */
+function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReading> {
+  return {
+    key: `l2-gas:${network.id}`,
+    schema: StoredReadingSchema,
+    freshMs: L2_GAS_TTL_MS,
+    // An OP Stack reading without its L1 fee is retried as soon as a degraded answer is.
+    freshMsOf: (v) => (network.hasL1DataFee && v.l1FeeWei === null ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS),
+    async read() {
+      try {
+        const live = await readL2Network(deps, network);
+        const value = {
+          gasPriceWei: live.gasPriceWei.toString(),
+          l1FeeWei: fromWei(live.l1FeeWei),
+          readAt: live.readAt,
+          baseFeeWei: fromWei(live.baseFeeWei),
+          suggestedTipWei: fromWei(live.suggestedTipWei),
+          l1GasUnits: fromWei(live.l1GasUnits),
+        };
+        return { value, readAt: live.readAt };
+      } catch (error) {
+        // Only labels and failure kinds are logged: other error texts may embed a provider URL and its key.
+        const failures = error instanceof RpcPoolError ? error.failures : [{ kind: 'unexpected' }];
+        deps.log.warn('l2 network unavailable live', { network: network.id, failures });
+        throw error;
+      }
+    },
+  };
+}
+
+/** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */
+async function readFacts(
+  deps: AppDeps,
+  network: L2Network,
+  options: { notBefore?: number },
+): Promise<NetworkFacts> {
+  const shared = await readThrough(deps, networkKind(deps, network), options);
+  const reading = shared.value;
+  const age = reading ? deps.now() - reading.readAt : Number.POSITIVE_INFINITY;
+  if (!reading || age > L2_LAST_GOOD_MAX_AGE_MS) {
     return {
-      status: 'last-good',
-      gasPriceWei: BigInt(lastGood.gasPriceWei),
-      l1FeeWei: toWei(lastGood.l1FeeWei),
-      readAt: lastGood.readAt,
-      baseFeeWei: toWei(lastGood.baseFeeWei),
-      suggestedTipWei: toWei(lastGood.suggestedTipWei),
-      l1GasUnits: toWei(lastGood.l1GasUnits),
+      status: 'unavailable',
+      gasPriceWei: null,
+      l1FeeWei: null,
+      readAt: null,
+      baseFeeWei: null,
+      suggestedTipWei: null,
+      l1GasUnits: null,
     };
   }
   return {
-    status: 'unavailable',
-    gasPriceWei: null,
-    l1FeeWei: null,
-    readAt: null,
-    baseFeeWei: null,
-    suggestedTipWei: null,
-    l1GasUnits: null,
+    // A failed refresh makes the kept reading a last good one, even while it is younger than 60 s.
+    status: age < L2_GAS_TTL_MS && !shared.failure ? 'live' : 'last-good',
+    gasPriceWei: BigInt(reading.gasPriceWei),
+    l1FeeWei: toWei(reading.l1FeeWei),
+    readAt: reading.readAt,
+    baseFeeWei: toWei(reading.baseFeeWei),
+    suggestedTipWei: toWei(reading.suggestedTipWei),
+    l1GasUnits: toWei(reading.l1GasUnits),
   };
 }
 

@@ -1,72 +1,56 @@
-import type { z } from 'zod';
-import { settleWithin } from '../async';
-import type { Logger } from '../log';
-
-/** A value with the time it was read upstream (epoch milliseconds). */
-export interface LastGood<T> {
-  value: T;
-  storedAt: number;
-}
-
-/** Last-known-good values shared by every instance of the app (Upstash Redis) or one process (memory). */
+/**
+ * Where the shared read-through entries live (lib/store/shared-read.ts): Upstash Redis, shared by
+ * every Worker isolate and Node process, or an in-process map when no Redis is configured. An entry
+ * is the newest reading of one data kind with its read time, so it is also the last-known-good value.
+ * Every method throws when the store cannot be reached; the read-through layer catches and falls back.
+ */
 export interface LastGoodStore {
-  get<T>(key: string): Promise<LastGood<T> | null>;
-  set<T>(key: string, value: T, storedAt: number): Promise<void>;
+  /** `redis`: one store for the whole fleet; `memory`: this process only. */
+  readonly scope: 'redis' | 'memory';
+  /** The stored document under `key` (parsed JSON, or the raw text when it is not JSON), or null. */
+  get(key: string): Promise<unknown>;
+  /**
+   * Stores `value` under `key` for `keepMs` and, in the same round trip, releases the refresh lease
+   * `releaseLease` when given.
+   */
+  set(key: string, value: unknown, keepMs: number, releaseLease?: string): Promise<void>;
+  /**
+   * Takes the lease `key` for `ms` (SET NX PX) and reads `entryKey` right after it, in one round trip:
+   * an entry written by a holder that let go of the lease just before is seen, so it is not read twice.
+   */
+  lease(key: string, ms: number, entryKey: string): Promise<{ taken: boolean; entry: unknown }>;
+  /** Gives a lease back (DEL). */
+  release(key: string): Promise<void>;
 }
 
-/** Creates the in-process store used when no Redis is configured. */
-export function createMemoryLastGoodStore(): LastGoodStore {
-  const values = new Map<string, LastGood<unknown>>();
+/** Creates the in-process store used when no Redis is configured; entries and leases expire like Redis keys. */
+export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoodStore {
+  const values = new Map<string, { value: unknown; expiresAt: number }>();
+  const read = (key: string) => {
+    const hit = values.get(key);
+    if (hit && hit.expiresAt <= now()) values.delete(key);
+    return hit && hit.expiresAt > now() ? hit.value : null;
+  };
+  const lease = (key: string, ms: number) => {
+    if (read(key) !== null) return false;
+    values.set(key, { value: '1', expiresAt: now() + ms });
+    return true;
+  };
   return {
-    async get<T>(key: string) {
-      return (values.get(key) as LastGood<T> | undefined) ?? null;
+    scope: 'memory',
+    async get(key) {
+      return read(key);
     },
-    async set<T>(key: string, value: T, storedAt: number) {
-      const current = values.get(key);
-      if (!current || current.storedAt <= storedAt) values.set(key, { value, storedAt });
+    async set(key, value, keepMs, releaseLease) {
+      // A copy, as Redis would hold: later changes to the caller's object must not show.
+      values.set(key, { value: structuredClone(value), expiresAt: now() + keepMs });
+      if (releaseLease) values.delete(releaseLease);
+    },
+    async lease(key, ms, entryKey) {
+      return { taken: lease(key, ms), entry: read(entryKey) };
+    },
+    async release(key) {
+      values.delete(key);
     },
   };
-}
-
-type StoreDeps = { lastGood: LastGoodStore; log: Logger };
-
-/** How long a last-good read or write may take: an unreachable store must cost little of an answer. */
-export const LAST_GOOD_TIMEOUT_MS = 1_000;
-
-/**
- * Reads `key` within `timeoutMs` and validates the value with `schema`, since the store is shared
- * (other instances, other versions) and may hold anything. Returns null when the key is absent, the
- * value does not parse, or the store fails or is late; each of the last three is logged.
- */
-export async function readLastGood<T>(
-  deps: StoreDeps,
-  key: string,
-  schema: z.ZodType<T>,
-  timeoutMs = LAST_GOOD_TIMEOUT_MS,
-): Promise<LastGood<T> | null> {
-  try {
-    const hit = await settleWithin(deps.lastGood.get<unknown>(key), timeoutMs);
-    if (!hit) return null;
-    const parsed = schema.safeParse(hit.value);
-    if (parsed.success) return { value: parsed.data, storedAt: hit.storedAt };
-    deps.log.warn('ignored an unreadable last good value', { key });
-  } catch (error) {
-    deps.log.warn('last good value not read', { key, error: String(error).slice(0, 200) });
-  }
-  return null;
-}
-
-/** Stores `value` under `key` within `timeoutMs`; a failing or late store is logged, never thrown. */
-export async function writeLastGood<T>(
-  deps: StoreDeps,
-  key: string,
-  value: T,
-  storedAt: number,
-  timeoutMs = LAST_GOOD_TIMEOUT_MS,
-): Promise<void> {
-  try {
-    await settleWithin(deps.lastGood.set(key, value, storedAt), timeoutMs);
-  } catch (error) {
-    deps.log.warn('last good value not saved', { key, error: String(error).slice(0, 200) });
-  }
 }

@@ -1,24 +1,20 @@
 import { Redis } from '@upstash/redis/cloudflare';
-import type { Logger } from '../log';
-import type { LastGood, LastGoodStore } from './last-good';
+import type { LastGoodStore } from './last-good';
 
 /** Keys are namespaced so the service can share a Redis database with other applications. */
-const KEY_PREFIX = 'gas-fee-api:last-good:';
-/** Redis forgets entries after a day; values older than 5 minutes are never served anyway. */
-const EXPIRE_SECONDS = 86_400;
+const KEY_PREFIX = 'gas-fee-api:shared:';
 
 export interface UpstashLastGoodOptions {
   url: string;
   token: string;
-  /** Budget of one Redis call; an unreachable Redis costs at most this much of a request. */
+  /** Budget of one Redis round trip; an unreachable Redis costs at most this much of a request. */
   timeoutMs: number;
-  log: Logger;
 }
 
 /**
- * Creates a last-known-good store over Upstash Redis (REST), shared by every instance of the app. It never
- * throws: a failed, slow or garbled Redis reads as "no value" and a failed write is logged and dropped,
- * so the store can never fail a request. The token never reaches a log line.
+ * Creates the shared store over Upstash Redis (REST). Every method throws on a failed, slow or refused
+ * call (with a short message that never carries the token), so the read-through layer can tell "no
+ * entry" from "no Redis" and fall back to its own upstream read.
  */
 export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): LastGoodStore {
   // A client per call: it holds no connection, and workerd forbids reusing I/O objects across requests.
@@ -34,43 +30,57 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
       // A signal factory makes the client throw on timeout instead of returning a fake result.
       signal: () => AbortSignal.timeout(options.timeoutMs),
     });
-  const fail = (op: string, key: string, error: unknown) =>
-    options.log.warn('last-good store failed', { op, key, error: describe(error) });
+  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw new Error(describe(error));
+    }
+  };
 
   return {
-    async get<T>(key: string): Promise<LastGood<T> | null> {
-      try {
-        const raw = await client().get<string>(KEY_PREFIX + key);
-        if (raw === null || raw === undefined) return null;
-        const entry = decodeEntry(raw);
-        if (!entry) fail('get', key, new Error('unreadable value'));
-        return entry as LastGood<T> | null;
-      } catch (error) {
-        fail('get', key, error);
-        return null;
-      }
-    },
-    async set<T>(key: string, value: T, storedAt: number): Promise<void> {
-      try {
-        await client().set(KEY_PREFIX + key, JSON.stringify({ value, storedAt }), { ex: EXPIRE_SECONDS });
-      } catch (error) {
-        fail('set', key, error);
-      }
-    },
+    scope: 'redis',
+    get: (key) => call(async () => decode(await client().get<string>(KEY_PREFIX + key))),
+    set: (key, value, keepMs, releaseLease) =>
+      call(async () => {
+        const text = JSON.stringify(value);
+        if (!releaseLease) {
+          await client().set(KEY_PREFIX + key, text, { px: keepMs });
+          return;
+        }
+        // The entry and the lease release share one HTTP round trip (two commands).
+        await client()
+          .pipeline()
+          .set(KEY_PREFIX + key, text, { px: keepMs })
+          .del(KEY_PREFIX + releaseLease)
+          .exec();
+      }),
+    lease: (key, ms, entryKey) =>
+      call(async () => {
+        // Two commands, one round trip: the GET runs after the SET NX, so it sees any entry written
+        // before a previous holder released the lease.
+        const [taken, raw] = await client()
+          .pipeline()
+          .set(KEY_PREFIX + key, '1', { nx: true, px: ms })
+          .get<string>(KEY_PREFIX + entryKey)
+          .exec();
+        return { taken: taken === 'OK', entry: decode(raw) };
+      }),
+    release: (key) =>
+      call(async () => {
+        await client().del(KEY_PREFIX + key);
+      }),
   };
 }
 
-/** Parses a stored entry; anything that is not `{value, storedAt}` is treated as absent. */
-function decodeEntry(raw: unknown): LastGood<unknown> | null {
-  if (typeof raw !== 'string') return null;
+/** The stored JSON document, or the raw value when it is not JSON (the layer's schema then rejects it). */
+function decode(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw !== 'string') return raw;
   try {
-    const parsed = JSON.parse(raw) as { value?: unknown; storedAt?: unknown } | null;
-    if (!parsed || typeof parsed !== 'object' || !('value' in parsed)) return null;
-    const { storedAt } = parsed;
-    if (typeof storedAt !== 'number' || !Number.isFinite(storedAt)) return null;
-    return { value: parsed.value, storedAt };
+    return JSON.parse(raw);
   } catch {
-    return null;
+    return raw;
   }
 }
 

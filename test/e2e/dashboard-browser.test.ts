@@ -3,10 +3,11 @@ import type { Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { type NodeHost, startNodeHost } from '../../lib/node/host';
-import { CURRENT_GAS_CACHE_KEY } from '../../lib/services/current-gas';
+import { CURRENT_GAS_LAST_GOOD_KEY } from '../../lib/services/current-gas';
 import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
 import type { WithDb } from '../../lib/store/database';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
+import { requireFreshReading } from '../../lib/store/shared-read';
 import { launchBrowser, saveScreenshot, type TestBrowser, type WatchedPage } from '../helpers/browser';
 import { seedRealHistory } from '../helpers/seed-history';
 import { startUpstreams, type Upstreams } from '../upstreams';
@@ -394,7 +395,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
 
     // Every mainnet provider and the explorer fail; the service's 30 s reading expires.
     await Promise.all([...up.mainnet.map((sim) => sim.fault('http-500')), up.etherscan.fault('http-500')]);
-    host.deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    requireFreshReading(host.deps, CURRENT_GAS_LAST_GOOD_KEY);
     const refreshed = page.waitForResponse((res) => res.url() === `${base}/api/gas`);
     await page.clock.fastForward(31_000);
     const gas = await bodyOf(await refreshed);
@@ -409,6 +410,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     // Arbitrum's providers fail too: at the table's own 60 s refresh its last good reading is marked.
     await Promise.all(up.l2.arbitrum.map((sim) => sim.fault('http-500')));
     host.deps.cache.delete(L2_GAS_CACHE_KEY);
+    requireFreshReading(host.deps, 'l2-gas:arbitrum');
     const l2Refreshed = page.waitForResponse((res) => res.url() === `${base}/api/l2-gas`);
     await page.clock.fastForward(30_000);
     const l2 = await bodyOf(await l2Refreshed);
@@ -422,7 +424,8 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(await page.locator('tr[data-network="optimism"] th').textContent()).toBe('OP Mainnet');
     expect(problemsOf(watched)).toEqual([]);
     await saveScreenshot(page, 'dashboard-stale-desktop');
-    host.deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    requireFreshReading(host.deps, CURRENT_GAS_LAST_GOOD_KEY);
+    requireFreshReading(host.deps, 'l2-gas:arbitrum');
     host.deps.cache.delete(L2_GAS_CACHE_KEY);
   });
 

@@ -16,3 +16,21 @@ export function findFreePort(): Promise<number> {
 export async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${await findFreePort()}/rpc`;
 }
+
+/**
+ * Returns a free loopback port below the kernel's ephemeral range (32768 and up), for a server that is
+ * stopped and started again on the same port: no outgoing connection or port-0 server can take it in
+ * between.
+ */
+export async function findStablePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port between 20000 and 30000');
+}

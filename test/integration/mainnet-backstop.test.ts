@@ -117,9 +117,10 @@ describe('GET /api/gas when every RPC provider fails', () => {
   );
 
   it('rejects an Etherscan answer behind the blocks RPC providers already served', async () => {
-    const deps = createTestDeps(upstreams.env);
+    let offsetMs = 0;
+    const deps = createTestDeps(upstreams.env, { now: () => Date.now() + offsetMs });
     expect((await getGas(deps)).res.status).toBe(200);
-    deps.cache.delete('current-gas');
+    offsetMs = 31_000; // the reading is due again
     await failEveryRpc();
     await upstreams.etherscan.fault('stale');
     const { body } = await getGas(deps);
@@ -166,11 +167,12 @@ describe('GET /api/gas when everything fails', () => {
     await failEveryRpc();
     await upstreams.etherscan.fault('refuse');
     const lastGood = createMemoryLastGoodStore();
-    await lastGood.set('current-gas:mainnet', { low: 'cheap', source: 42 }, Date.now());
+    const garbled = { value: { low: 'cheap', source: 42 }, readAt: Date.now(), failure: null };
+    await lastGood.set('current-gas:mainnet', garbled, 60_000);
     const deps = createTestDeps(upstreams.env, { lastGood });
     const { res } = await getGas(deps);
     expect(res.status).toBe(503);
-    expect(deps.logs.join('\n')).toContain('ignored an unreadable last good value');
+    expect(deps.logs.join('\n')).toContain('ignored an unreadable shared entry');
   });
 
   it('answers 503 on a cold start', async () => {

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
-import { CURRENT_GAS_CACHE_KEY } from '../../lib/services/current-gas';
-import { createTestDeps, type TestDeps } from '../helpers/deps';
+import { createTestDeps, forgetReadings, type TestDeps } from '../helpers/deps';
 import {
   expectNoLeaks,
   type FaultMode,
@@ -131,7 +130,7 @@ describe('GET /api/gas when the primary provider fails', () => {
   it('rejects a provider lagging the best block seen by more than three blocks', async () => {
     const deps = createTestDeps(upstreams.env);
     expect((await getGas(deps)).body.source).toBe(labelOf(0));
-    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    forgetReadings(deps);
     await upstreams.mainnet[0]?.fault('lag', { blocks: 4 });
     const { body } = await getGas(deps);
     expect(body.source).toBe(labelOf(1));
@@ -164,12 +163,12 @@ describe('GET /api/gas when the primary provider fails', () => {
     await primary?.fault('http-500');
     const deps = createTestDeps(upstreams.env);
     for (let i = 0; i < 2; i++) {
-      deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+      forgetReadings(deps);
       expect((await getGas(deps)).body.source).toBe(labelOf(1));
     }
     const asked = primary?.requests.total;
     expect(asked).toBeGreaterThan(0);
-    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    forgetReadings(deps);
     expect((await getGas(deps)).body.source).toBe(labelOf(1));
     expect(primary?.requests.total).toBe(asked);
   });
@@ -177,7 +176,7 @@ describe('GET /api/gas when the primary provider fails', () => {
   it('checks the chain id once per provider per process', async () => {
     const deps = createTestDeps(upstreams.env);
     for (let i = 0; i < 3; i++) {
-      deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+      forgetReadings(deps);
       await getGas(deps);
     }
     expect(upstreams.mainnet[0]?.requests.byMethod.eth_chainId).toBe(1);

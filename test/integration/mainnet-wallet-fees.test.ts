@@ -3,9 +3,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createApp } from '../../functions/app';
 import type { GasResponseSchema } from '../../lib/schemas/current-gas';
-import { CURRENT_GAS_CACHE_KEY } from '../../lib/services/current-gas';
+import { CURRENT_GAS_LAST_GOOD_KEY } from '../../lib/services/current-gas';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
 import { insertMainnetSnapshots } from '../../lib/store/history-writes';
+import { requireFreshReading } from '../../lib/store/shared-read';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { startUpstreams, type Upstreams } from '../upstreams';
 import { HEALTHY_VIEW, headWithBlobs } from '../upstreams/chain-model';
@@ -76,7 +77,7 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     const deps = createTestDeps(upstreams.env);
     expect((await getGas(deps)).body.maxBlobsPerBlock).toBe(21);
     for (const sim of upstreams.mainnet) sim.setHead({ number: without });
-    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    requireFreshReading(deps, CURRENT_GAS_LAST_GOOD_KEY);
     const { body } = await getGas(deps);
     expect(body.blockNumber).toBe(without);
     expect(body.maxBlobsPerBlock).toBe(21);
@@ -93,7 +94,7 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     expect(primary.requests.log[0]?.keys.sort()).toEqual(
       ['eth_blobBaseFee', 'eth_chainId', 'eth_feeHistory', 'eth_getBlockByNumber'].sort(),
     );
-    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    requireFreshReading(deps, CURRENT_GAS_LAST_GOOD_KEY);
     await getGas(deps);
     expect(primary.requests.total).toBe(2);
     expect(primary.requests.log[1]?.keys.sort()).toEqual([
@@ -113,7 +114,7 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     expect(first.body.nextBlobBaseFee).not.toBeNull();
     expect(deps.logs.some((l) => l.includes('refuses batches') && l.includes(labelOf(0)))).toBe(true);
     const before = primary.requests.total;
-    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    requireFreshReading(deps, CURRENT_GAS_LAST_GOOD_KEY);
     await getGas(deps);
     expect(primary.requests.total - before).toBe(3);
   });
@@ -240,7 +241,7 @@ describe('baseFeePercentile7d from the stored history (PGlite)', () => {
     );
     rows.push(row(now - 8 * 86_400_000 - 90_000 * 3, base / 2));
     await engine.withDb((db) => insertMainnetSnapshots(db, rows));
-    deps.cache.delete(CURRENT_GAS_CACHE_KEY);
+    requireFreshReading(deps, CURRENT_GAS_LAST_GOOD_KEY);
     // 302 in the window: 100 below, 2 above (the first two rows: 1 and 1,000 gwei; 1 < base), 200 above.
     const below = 100 + (base > 1 ? 1 : 0);
     expect((await getGas(deps)).body.baseFeePercentile7d).toBe(Math.round((below / 302) * 1000) / 10);

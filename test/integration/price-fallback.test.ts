@@ -4,7 +4,7 @@ import type { AppDeps } from '../../lib/deps';
 import { EthPriceSchema } from '../../lib/schemas/eth-price';
 import { getTokenPrice, LAST_GOOD_MAX_AGE_MS, PRICE_FRESH_MS } from '../../lib/services/eth-price';
 import { BACKOFF_MAX_MS } from '../../lib/upstream/price-chain';
-import { createTestDeps } from '../helpers/deps';
+import { createFaultyStore, createTestDeps } from '../helpers/deps';
 import { type CoinbaseSim, startCoinbaseSim } from '../upstreams/coinbase-sim';
 import { type CoinGeckoSim, startCoinGeckoSim } from '../upstreams/coingecko-sim';
 import type { FaultMode } from '../upstreams/faults';
@@ -158,10 +158,7 @@ describe('GET /api/eth-price against the upstream simulators', () => {
   });
 
   it('never answers 5xx, whatever every source does, with the last-good store failing too', async () => {
-    const brokenStore = {
-      get: () => Promise.reject(new Error('store down')),
-      set: () => Promise.reject(new Error('store down')),
-    };
+    const brokenStore = createFaultyStore('throw');
     const modes: FaultMode[] = [
       'refuse',
       'hang',

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import type { EthPriceBody } from '../../lib/schemas/eth-price';
-import { PRICE_FRESH_MS } from '../../lib/services/eth-price';
 import { createLastGoodStore } from '../../lib/store/create-last-good';
 import { createUpstashLastGoodStore } from '../../lib/store/upstash-last-good';
 import { loadPriceFixture } from '../fixtures/price/load-fixture';
@@ -9,7 +8,7 @@ import { createTestDeps } from '../helpers/deps';
 import { type RedisServer, startRedisServer } from './helpers/redis-server';
 import { type BridgeFault, startUpstashBridge, type UpstashBridge } from './helpers/upstash-bridge';
 
-const KEY = 'gas-fee-api:last-good:price:ETH';
+const KEY = 'gas-fee-api:shared:price:ETH';
 
 /** Price upstreams played in-process (this file is about Redis): all healthy, or all failing. */
 function sources(state: { down: boolean }) {
@@ -27,7 +26,7 @@ function sources(state: { down: boolean }) {
 }
 
 /** A fresh app instance (own cache, own back-off state) over the given Upstash endpoint. */
-function instance(upstash: { url: string; token: string }, state: { down: boolean }) {
+function instance(upstash: { url: string; token: string }, state: { down: boolean }, now = Date.now) {
   const deps = createTestDeps(
     {
       UPSTASH_REDIS_REST_URL: upstash.url,
@@ -38,9 +37,9 @@ function instance(upstash: { url: string; token: string }, state: { down: boolea
       UPSTREAM_TIMEOUT_MS: '300',
       PUBLIC_BASE_URL: 'https://gas.test',
     },
-    { fetch: sources(state) },
+    { fetch: sources(state), now },
   );
-  deps.lastGood = createLastGoodStore(deps.config, deps.log);
+  deps.lastGood = createLastGoodStore(deps.config);
   const app = createApp(deps);
   return {
     deps,
@@ -64,35 +63,52 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     await redis?.stop();
   });
 
-  it('round-trips a value through @upstash/redis, with an expiry', async () => {
-    const { logs, log } = createTestDeps();
-    const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000, log });
-    await store.set('roundtrip', { usd: 1234.5, nested: [1, 2] }, 1_700_000_000_000);
-    expect(await store.get('roundtrip')).toEqual({
-      value: { usd: 1234.5, nested: [1, 2] },
-      storedAt: 1_700_000_000_000,
-    });
+  it('round-trips a document through @upstash/redis, with an expiry, and takes a lease once', async () => {
+    const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
+    await store.set('roundtrip', { usd: 1234.5, nested: [1, 2] }, 60_000);
+    expect(await store.get('roundtrip')).toEqual({ usd: 1234.5, nested: [1, 2] });
     expect(await store.get('absent')).toBeNull();
-    const ttl = await redis.command('TTL', 'gas-fee-api:last-good:roundtrip');
-    expect(typeof ttl === 'number' && ttl > 0).toBe(true);
-    expect(bridge.commands.some((c) => c[0]?.toLowerCase() === 'set')).toBe(true);
-    expect(logs).toEqual([]);
+    const ttl = await redis.command('PTTL', 'gas-fee-api:shared:roundtrip');
+    expect(typeof ttl === 'number' && ttl > 0 && ttl <= 60_000).toBe(true);
+    const entry = { usd: 1234.5, nested: [1, 2] };
+    expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip')).toEqual({ taken: true, entry });
+    expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip')).toEqual({ taken: false, entry });
+    await store.set('roundtrip', { usd: 1 }, 60_000, 'roundtrip:lease');
+    expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
+    expect((await store.lease('roundtrip:lease', 5_000, 'roundtrip')).entry).toEqual({ usd: 1 });
+    await store.release('roundtrip:lease');
+    expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
   });
 
-  it('serves a value written by one instance as stale to a fresh instance when every source is down', async () => {
+  it('serves a value read by one instance to a fresh instance from the shared entry, without a read', async () => {
     const writer = instance(bridge, { down: false });
     const live = await writer.get();
     expect(live.body).toMatchObject({ source: 'aggregator', usd: 1580 });
     expect(await redis.command('EXISTS', KEY)).toBe(1);
 
+    // Every source is down for the second instance: it never asks them, the shared entry is fresh.
     const reader = instance(bridge, { down: true });
+    const shared = await reader.get();
+    expect(shared.status).toBe(200);
+    expect(shared.body).toMatchObject({ usd: 1580, priceSource: 'aggregator', source: 'cache' });
+    expect(shared.body.updatedAt).toBe(live.body.updatedAt);
+    expect(shared.body.sparkline_7d).toEqual(live.body.sparkline_7d);
+    expect(shared.body.staleAgeMs).toBeUndefined();
+  });
+
+  it('serves the shared entry as stale to an instance whose refresh fails', async () => {
+    const writer = instance(bridge, { down: false });
+    const live = await writer.get();
+    // The entry is due: a second instance, a minute later, takes the lease and every source fails.
+    const reader = instance(bridge, { down: true }, () => Date.now() + 60_000);
     const stale = await reader.get();
     expect(stale.status).toBe(200);
     expect(stale.body).toMatchObject({ usd: 1580, priceSource: 'aggregator', source: 'stale-error' });
     expect(stale.body.updatedAt).toBe(live.body.updatedAt);
-    expect(stale.body.sparkline_7d).toEqual(live.body.sparkline_7d);
-    expect(stale.body.staleAgeMs).toBeGreaterThanOrEqual(0);
-    expect(stale.body.staleAgeMs).toBeLessThan(PRICE_FRESH_MS);
+    expect(stale.body.staleAgeMs).toBeGreaterThanOrEqual(60_000);
+    // A third instance does not ask the failing sources again: it backs off with the fleet.
+    const third = instance(bridge, { down: true }, () => Date.now() + 61_000);
+    expect((await third.get()).body.source).toBe('stale-cooldown');
   });
 
   it('ignores a garbled stored value', async () => {
@@ -102,7 +118,7 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     await redis.command('SET', KEY, 'not json at all');
     const again = instance(bridge, { down: true });
     expect((await again.get()).body.source).toBe('unavailable');
-    expect(again.deps.logs.join('\n')).toMatch(/unreadable value/);
+    expect(again.deps.logs.join('\n')).toMatch(/unreadable shared entry/);
   });
 
   it('never fails the endpoint, whatever Redis or the REST layer does', async () => {
@@ -174,7 +190,9 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
         expect(answer.status, name).toBe(200);
         expect(answer.body.source, name).toBe('unavailable');
         const logText = [...healthy.deps.logs, ...cold.deps.logs].join('\n');
-        expect(logText, name).toMatch(/last-good store failed|last good value not (read|saved)/);
+        expect(logText, name).toMatch(
+          /shared store unavailable|shared entry not saved|unreadable shared entry/,
+        );
         expect(logText, name).not.toContain(upstash.token);
       } finally {
         undo?.();

@@ -5,14 +5,19 @@
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../lib/store/engines';
 import { copyWebVendor } from '../../scripts/copy-web-vendor';
+import { createFleetInstance } from '../helpers/fleet';
 import { startNeonRelay } from '../integration/helpers/neon-ws-relay';
 import { startPostgres } from '../integration/helpers/postgres-server';
+import { startRedisServer } from '../integration/helpers/redis-server';
+import { startUpstashBridge } from '../integration/helpers/upstash-bridge';
 import { startUpstreams } from '../upstreams';
 
 /** What the workerd tests receive: the Worker's environment and where the Neon relay listens. */
 export interface SnapshotTestSetup {
   env: Record<string, string>;
   relayPort: number;
+  /** A real Redis behind the Upstash REST bridge, holding the mainnet entry a Node instance wrote. */
+  upstash: { url: string; token: string };
 }
 
 declare module 'vitest' {
@@ -25,7 +30,20 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The Worker serves /docs' renderer from its static assets, as `wrangler deploy` would after [build].
   copyWebVendor();
-  const [server, relay, upstreams] = await Promise.all([startPostgres(), startNeonRelay(), startUpstreams()]);
+  const [server, relay, upstreams, redis] = await Promise.all([
+    startPostgres(),
+    startNeonRelay(),
+    startUpstreams(),
+    startRedisServer(),
+  ]);
+  const bridge = await startUpstashBridge(redis.port);
+  const upstash = { url: bridge.url, token: bridge.token };
+  // A Node instance of the app reads mainnet gas through the shared entry, as another isolate would.
+  const peer = createFleetInstance(
+    { ...upstreams.env, UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token },
+    { shared: true },
+  );
+  if ((await peer.request('/api/gas')).status !== 200) throw new Error('the peer instance could not read');
   const databaseUrl = await server.createDatabase('workers_snapshots');
   const engine = await openDatabase({ kind: 'pg', url: databaseUrl });
   await engine.migrate();
@@ -33,10 +51,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const setupValue: SnapshotTestSetup = {
     env: { ...upstreams.env, DATABASE_URL: databaseUrl, UPSTREAM_TIMEOUT_MS: '1500' },
     relayPort: relay.port,
+    upstash,
   };
   project.provide('snapshotTestSetup', JSON.stringify(setupValue));
   return async () => {
     await upstreams.close();
+    await bridge.close();
+    await redis.stop();
     await relay.close();
     await server.stop();
   };

@@ -23,10 +23,10 @@ export interface RedisServer {
 }
 
 /**
- * Starts `redis-server` on a free port with persistence off. Fails with a clear message when the binary is
+ * Starts `redis-server` on a free port (or `options.port`) with persistence off. Fails with a clear message when the binary is
  * missing, since the tests must run against a real Redis (CI installs the `redis-server` package).
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
     throw new Error(
@@ -34,7 +34,8 @@ export async function startRedisServer(): Promise<RedisServer> {
         '`apt-get install -y redis-server` (the CI script does).',
     );
   }
-  const port = await findFreePort();
+  // A given port brings a stopped server back where its clients (the bridge) expect it.
+  const port = options.port ?? (await findFreePort());
   const child = spawn(
     'redis-server',
     [
@@ -148,11 +149,18 @@ export function sendCommands(port: number, commands: readonly string[][]): Promi
     socket.on('connect', () => socket.write(Buffer.concat(commands.map(encodeCommand))));
     socket.on('data', (chunk) => {
       buffer = Buffer.concat([buffer, chunk]);
-      let parsed = parseReply(buffer);
-      while (parsed) {
-        replies.push(parsed.value);
-        buffer = buffer.subarray(parsed.next);
-        parsed = replies.length < commands.length ? parseReply(buffer) : undefined;
+      try {
+        let parsed = parseReply(buffer);
+        while (parsed) {
+          replies.push(parsed.value);
+          buffer = buffer.subarray(parsed.next);
+          parsed = replies.length < commands.length ? parseReply(buffer) : undefined;
+        }
+      } catch (error) {
+        // Not Redis on that port (another server took it): a failure of this call, not of the process.
+        socket.destroy();
+        reject(error);
+        return;
       }
       if (replies.length === commands.length) {
         socket.end();

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { RespError, type RespValue, sendCommands } from './redis-server';
 
 /** Ways the bridge can misbehave on purpose, on top of whatever Redis itself does. */
-export type BridgeFault = 'garbage' | 'http-500' | 'hang' | 'wrong-shape';
+export type BridgeFault = 'garbage' | 'http-500' | 'hang' | 'wrong-shape' | 'slow';
 
 /** A test-only server speaking the Upstash Redis REST protocol in front of a real redis-server. */
 export interface UpstashBridge {
@@ -11,7 +11,8 @@ export interface UpstashBridge {
   token: string;
   /** Every command received, in order (as the JSON arrays the client sent). */
   commands: string[][];
-  fault(mode: BridgeFault | null): void;
+  /** Sets a fault until cleared with null; `slow` answers every call after `delayMs` (default 2000). */
+  fault(mode: BridgeFault | null, delayMs?: number): void;
   close(): Promise<void>;
 }
 
@@ -28,6 +29,7 @@ export async function startUpstashBridge(
   const commands: string[][] = [];
   const sockets = new Set<Socket>();
   let fault: BridgeFault | null = null;
+  let slowMs = 2_000;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => send(res, 500, { error: String(error) }));
@@ -40,6 +42,7 @@ export async function startUpstashBridge(
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const body = await readBody(req);
     if (fault === 'hang') return;
+    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, slowMs));
     if (fault === 'http-500') return send(res, 500, { error: 'internal error' });
     if (fault === 'garbage') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -97,8 +100,9 @@ export async function startUpstashBridge(
     url: `http://127.0.0.1:${port}`,
     token,
     commands,
-    fault: (mode) => {
+    fault: (mode, delayMs) => {
       fault = mode;
+      slowMs = delayMs ?? 2_000;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,302 @@
+import { z } from 'zod';
+import { settleWithin } from '../async';
+import { type AppDeps, getState } from '../deps';
+import { STORE_TIMEOUT_MAX_MS } from './create-last-good';
+
+/** One upstream data kind read through the shared entry (mainnet gas, a price, an L2 network). */
+export interface SharedKind<T> {
+  /** Store key of the entry; the lease is `<key>:lease`. */
+  key: string;
+  /** Validates the reading read back from the store, which is shared and may hold anything. */
+  schema: z.ZodType<T>;
+  /** A reading younger than this is fresh (the kind's refresh cadence). */
+  freshMs: number;
+  /** A shorter cadence for some readings (an incomplete one is retried sooner); `freshMs` when absent. */
+  freshMsOf?(value: T): number;
+  /** The upstream read: the newest reading and when it was taken; throws when there is none. */
+  read(previous: T | null): Promise<{ value: T; readAt: number }>;
+  /** Names a failed read (`timeout`, `error`, `cooldown`...); `error` when absent. */
+  failureKind?(error: unknown): string;
+}
+
+/** What a caller gets: the newest reading known (maybe none), its age and why it was not refreshed. */
+export interface SharedReading<T> {
+  value: T | null;
+  /** When `value` was read upstream (epoch ms); null with no value. */
+  readAt: number | null;
+  /** True when this call read the upstream itself (or waited on this instance's read). */
+  readNow: boolean;
+  /** The last refresh failed: its kind, and whether this call made the attempt (else it is backing off). */
+  failure: { kind: string; attempted: boolean } | null;
+}
+
+/** The stored document: the reading (the last-known-good value) and the last refresh failure. */
+const entrySchema = <T>(schema: z.ZodType<T>) =>
+  z.object({
+    value: schema.nullable(),
+    readAt: z.number().int().nonnegative().nullable(),
+    failure: z
+      .object({
+        kind: z.string().max(40),
+        retryAt: z.number().int().nonnegative(),
+        count: z.number().int().positive(),
+      })
+      .nullable(),
+  });
+type Entry<T> = { value: T | null; readAt: number | null; failure: Failure | null };
+type Failure = { kind: string; retryAt: number; count: number };
+type Held = { entry: Entry<unknown>; recheckAt: number; readNow: boolean; attempted: boolean };
+
+/** Redis keeps an entry a day: it is the last-known-good value, served for at most 5 minutes by the services. */
+export const ENTRY_KEEP_MS = 86_400_000;
+/** A due entry is refreshed this share of its cadence early, so the fleet never serves one past its cadence. */
+export const REFRESH_LEAD = 1 / 6;
+/** An instance that saw another holding the lease looks again this soon. */
+const RECHECK_MS = 1_000;
+/**
+ * With no usable entry, waits for the lease holder's reading: polls at these delays (2 s in all, about
+ * what a healthy upstream read takes at worst), then reads itself.
+ */
+const HOLDER_POLLS_MS = [100, 200, 300, 400, 500, 500];
+/** After a failed or late Redis call, this instance reads upstream directly for this long, doubling while it keeps failing. */
+export const STORE_SICK_MS = 10_000;
+const STORE_SICK_MAX_MS = 60_000;
+/** A failed refresh is retried (fleet-wide, by one instance) after this, doubling up to the max. */
+const RETRY_BASE_MS = 5_000;
+const RETRY_MAX_MS = 60_000;
+
+interface LocalState {
+  held: Map<string, Held>;
+  inFlight: Map<string, Promise<SharedReading<unknown>>>;
+  sickUntil: number;
+  /** Consecutive failed store calls; each one doubles the time without the store. */
+  storeFailures: number;
+  /** Kinds whose next read must not serve a reading from before the given time (requireFreshReading). */
+  notBefore: Map<string, number>;
+}
+
+type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
+
+export interface ReadOptions {
+  /** Only a reading taken at or after this time (epoch ms) will do; an older one is refreshed first. */
+  notBefore?: number;
+  /** The caller's own deadline (epoch ms): store calls never run past it. */
+  deadlineAt?: number;
+}
+
+/**
+ * Returns the newest reading of `kind`: from this instance's copy while it is fresh, else from the
+ * shared entry, refreshed by one instance of the fleet under a lease (SET NX PX) while the others
+ * serve the current entry; with no entry they wait briefly for the lease holder, then read
+ * themselves. A slow, down or garbled store sends this instance to its own upstream reads for
+ * STORE_SICK_MS (doubling while it stays sick) after one bounded wait. Never throws; `notBefore` asks for a reading taken since then.
+ */
+export function readThrough<T>(
+  deps: Deps,
+  kind: SharedKind<T>,
+  readOptions: ReadOptions = {},
+): Promise<SharedReading<T>> {
+  const local = localState(deps);
+  const required = local.notBefore.get(kind.key);
+  const options =
+    required === undefined
+      ? readOptions
+      : { ...readOptions, notBefore: Math.max(required, readOptions.notBefore ?? 0) };
+  local.notBefore.delete(kind.key);
+
+  const held = local.held.get(kind.key);
+  const wantsNewer = options.notBefore !== undefined && (held?.entry.readAt ?? 0) < options.notBefore;
+  if (held && deps.now() < held.recheckAt && !wantsNewer)
+    return Promise.resolve(view(held, false) as SharedReading<T>);
+  const pending = local.inFlight.get(kind.key);
+  if (pending) return pending as Promise<SharedReading<T>>;
+  const started = refresh(deps, kind, local, held?.entry as Entry<T> | undefined, options)
+    .then((next) => {
+      local.held.set(kind.key, next);
+      return view(next, true) as SharedReading<T>;
+    })
+    .finally(() => local.inFlight.delete(kind.key));
+  local.inFlight.set(kind.key, started as Promise<SharedReading<unknown>>);
+  return started;
+}
+
+async function refresh<T>(
+  deps: Deps,
+  kind: SharedKind<T>,
+  local: LocalState,
+  previous: Entry<T> | undefined,
+  { notBefore, deadlineAt }: ReadOptions,
+): Promise<Held> {
+  const store = deps.lastGood;
+  const leaseKey = `${kind.key}:lease`;
+  const leaseMs = 2 * deps.config.upstreamTimeoutMs + 1_000;
+  const within = <R>(p: Promise<R>) => settleWithin(p, storeTimeoutMs(deps, deadlineAt));
+  if (deps.now() >= local.sickUntil) {
+    try {
+      const current = newest(parseEntry(deps, kind, await within(store.get(kind.key))), previous);
+      local.storeFailures = 0;
+      if (!isDue(kind, current, deps.now(), notBefore)) return hold(kind, current!, deps.now(), false, false);
+      const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
+      if (lease.taken) {
+        const latest = newest(parseEntry(deps, kind, lease.entry), current ?? undefined);
+        if (isDue(kind, latest, deps.now(), notBefore))
+          return await readAndShare(deps, kind, local, latest, leaseKey, deadlineAt);
+        // Another holder wrote it just before letting go of the lease: nothing to read.
+        await within(store.release(leaseKey));
+        return hold(kind, latest!, deps.now(), false, false);
+      }
+      // Another instance is refreshing: serve the current entry while it is fresh, else wait for it.
+      if (current?.value != null && !isExpired(kind, current, deps.now()) && notBefore === undefined) {
+        return { ...hold(kind, current, deps.now(), false, false), recheckAt: deps.now() + RECHECK_MS };
+      }
+      for (const delay of HOLDER_POLLS_MS) {
+        if (deadlineAt !== undefined && deps.now() + delay > deadlineAt - kind.freshMs / 10) break;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        const polled = parseEntry(deps, kind, await within(store.get(kind.key)));
+        if (polled && !isDue(kind, polled, deps.now(), notBefore))
+          return hold(kind, polled, deps.now(), false, false);
+      }
+      // The holder is late: read here and share the result with the others.
+      deps.log.warn('lease holder late; reading upstream here', { key: kind.key });
+      return await readAndShare(deps, kind, local, current, null, deadlineAt);
+    } catch (error) {
+      markSick(deps, local);
+      deps.log.warn('shared store unavailable; reading upstream directly', {
+        key: kind.key,
+        error: String(error).slice(0, 200),
+      });
+    }
+  }
+  return readAndShare(deps, kind, local, previous ?? null, undefined, deadlineAt);
+}
+
+/**
+ * Reads upstream and keeps the result as the new entry: a reading, or the failure with the previous
+ * reading kept as last-known-good and a retry time that every instance respects. `leaseKey` is the
+ * lease to release with the write (null: none held), or undefined to leave the store alone (unreachable).
+ */
+async function readAndShare<T>(
+  deps: Deps,
+  kind: SharedKind<T>,
+  local: LocalState,
+  current: Entry<T> | null,
+  leaseKey: string | null | undefined,
+  deadlineAt: number | undefined,
+): Promise<Held> {
+  let entry: Entry<T>;
+  try {
+    const { value, readAt } = await kind.read(current?.value ?? null);
+    entry = { value, readAt, failure: null };
+  } catch (error) {
+    const count = (current?.failure?.count ?? 0) + 1;
+    const retryAt = deps.now() + Math.min(RETRY_BASE_MS * 2 ** (count - 1), RETRY_MAX_MS);
+    entry = {
+      value: current?.value ?? null,
+      readAt: current?.readAt ?? null,
+      failure: { kind: kind.failureKind?.(error) ?? 'error', retryAt, count },
+    };
+  }
+  if (leaseKey !== undefined && deps.now() >= local.sickUntil) {
+    try {
+      const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, leaseKey ?? undefined);
+      await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
+    } catch (error) {
+      markSick(deps, local);
+      deps.log.warn('shared entry not saved', { key: kind.key, error: String(error).slice(0, 200) });
+    }
+  }
+  return hold(kind, entry, deps.now(), true, true);
+}
+
+function localState(deps: Pick<AppDeps, 'state'>): LocalState {
+  return getState<LocalState>(deps, 'shared-read', () => ({
+    held: new Map(),
+    inFlight: new Map(),
+    sickUntil: 0,
+    storeFailures: 0,
+    notBefore: new Map(),
+  }));
+}
+
+/**
+ * Makes this instance's next read of `key` refresh any reading taken before now (an operator's or a
+ * test's "read it again"); a failing upstream then leaves the last good reading served as stale.
+ */
+export function requireFreshReading(deps: Pick<AppDeps, 'state' | 'now'>, key: string): void {
+  localState(deps).notBefore.set(key, deps.now());
+}
+
+/** Skips the store for a while: 10 s after a failure, doubling up to a minute while it keeps failing. */
+function markSick(deps: Deps, local: LocalState): void {
+  // Calls that were in flight together fail together: one outage, one step of the back-off.
+  if (deps.now() < local.sickUntil) return;
+  local.storeFailures += 1;
+  local.sickUntil = deps.now() + Math.min(STORE_SICK_MS * 2 ** (local.storeFailures - 1), STORE_SICK_MAX_MS);
+}
+
+/** This instance's copy of an entry and when to look at the shared one again (jittered, so instances spread). */
+function hold<T>(
+  kind: SharedKind<T>,
+  entry: Entry<T>,
+  now: number,
+  readNow: boolean,
+  attempted: boolean,
+): Held {
+  const freshMs = freshFor(kind, entry);
+  const lead = freshMs * REFRESH_LEAD;
+  let recheckAt: number;
+  if (entry.failure && entry.failure.retryAt > now)
+    recheckAt = entry.failure.retryAt + Math.random() * RECHECK_MS;
+  else if (entry.readAt !== null) recheckAt = entry.readAt + freshMs - lead + (Math.random() * lead) / 2;
+  else recheckAt = now;
+  return { entry, recheckAt: Math.max(recheckAt, now + RECHECK_MS), readNow, attempted };
+}
+
+function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
+  const { value, readAt, failure } = held.entry;
+  return {
+    value,
+    readAt,
+    readNow: fromRefresh && held.readNow,
+    failure: failure ? { kind: failure.kind, attempted: fromRefresh && held.attempted } : null,
+  };
+}
+
+/** Due for a refresh: no reading, or one past its refresh point, unless a failed refresh is backing off. */
+function isDue<T>(kind: SharedKind<T>, entry: Entry<T> | null, now: number, notBefore?: number): boolean {
+  if (!entry) return true;
+  // Asked for explicitly (a snapshot slot, an operator): read again even while a failure backs off.
+  if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
+  if (entry.failure && now < entry.failure.retryAt) return false;
+  return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry) * (1 - REFRESH_LEAD);
+}
+
+function isExpired<T>(kind: SharedKind<T>, entry: Entry<T>, now: number): boolean {
+  return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry);
+}
+
+function freshFor<T>(kind: SharedKind<T>, entry: Entry<T>): number {
+  return entry.value !== null && kind.freshMsOf ? kind.freshMsOf(entry.value) : kind.freshMs;
+}
+
+/** The entry with the newer reading (a failure record counts as newer news for the same reading). */
+function newest<T>(shared: Entry<T> | null, mine: Entry<T> | undefined): Entry<T> | null {
+  if (!mine) return shared;
+  if (!shared) return mine;
+  return (mine.readAt ?? 0) > (shared.readAt ?? 0) ? mine : shared;
+}
+
+/** Validates a stored document; anything else is logged and treated as absent (the next holder overwrites it). */
+function parseEntry<T>(deps: Deps, kind: SharedKind<T>, raw: unknown): Entry<T> | null {
+  if (raw === null || raw === undefined) return null;
+  const parsed = entrySchema(kind.schema).safeParse(raw);
+  if (parsed.success) return parsed.data as Entry<T>;
+  deps.log.warn('ignored an unreadable shared entry', { key: kind.key });
+  return null;
+}
+
+/** A store call's budget: at most a second (or the upstream timeout), and never past the caller's deadline. */
+function storeTimeoutMs(deps: Deps, deadlineAt: number | undefined): number {
+  const budget = Math.min(STORE_TIMEOUT_MAX_MS, deps.config.upstreamTimeoutMs);
+  return deadlineAt === undefined ? budget : Math.max(1, Math.min(budget, deadlineAt - deps.now()));
+}

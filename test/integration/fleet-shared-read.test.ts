@@ -1,0 +1,236 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  countingFetch,
+  createFleetInstance,
+  emptyCounts,
+  type FleetInstance,
+  type ReadCounts,
+} from '../helpers/fleet';
+import { findStablePort } from '../helpers/free-port';
+import { startUpstreams, type Upstreams } from '../upstreams';
+import { type RedisServer, startRedisServer } from './helpers/redis-server';
+import { startUpstashBridge, type UpstashBridge } from './helpers/upstash-bridge';
+
+// A fleet of app instances (each with its own caches and state, like Worker isolates) sharing one real
+// redis-server through the Upstash REST bridge, against the simulators. One clock drives the app and
+// the simulated chains, so refresh points are reached without waiting for them.
+const INSTANCES = 8;
+const PATHS = ['/api/gas', '/api/eth-price', '/api/l2-gas'];
+const MAINNET_KEY = 'gas-fee-api:shared:current-gas:mainnet';
+
+let up: Upstreams;
+let redis: RedisServer;
+let bridge: UpstashBridge;
+let clock = Date.now();
+const now = () => clock;
+let counts: ReadCounts;
+let fleet: FleetInstance[];
+
+beforeAll(async () => {
+  // Below the ephemeral range, so nothing takes the port while Redis is stopped.
+  [up, redis] = await Promise.all([
+    startUpstreams({ now }),
+    startRedisServer({ port: await findStablePort() }),
+  ]);
+  bridge = await startUpstashBridge(redis.port);
+  // Warm the code paths once (a per-isolate instance, and the Redis client), so that the first fleet
+  // round measures the fleet, not module compilation on a busy machine.
+  const warm = createFleetInstance(up.env, { shared: false });
+  for (const path of PATHS) await warm.request(path);
+  await createFleetInstance(fleetEnv(), { shared: true }).deps.lastGood.get('warm-up');
+});
+afterAll(async () => {
+  await bridge?.close();
+  await redis?.stop();
+  await up?.close();
+});
+beforeEach(async () => {
+  clock = Date.now();
+  await redis.command('FLUSHALL');
+  counts = emptyCounts();
+  fleet = Array.from({ length: INSTANCES }, () => instance());
+});
+afterEach(async () => {
+  bridge.fault(null);
+  await up.reset();
+});
+
+function instance(): FleetInstance {
+  const env = fleetEnv();
+  return createFleetInstance(env, { shared: true, now, fetch: countingFetch(env, counts) });
+}
+
+function fleetEnv(): Record<string, string> {
+  return {
+    ...up.env,
+    UPSTASH_REDIS_REST_URL: bridge.url,
+    UPSTASH_REDIS_REST_TOKEN: bridge.token,
+    PUBLIC_BASE_URL: 'https://gas.test',
+    // Store calls get 1 s and a refresh lease lives 2 x 1 s + 1 s.
+    UPSTREAM_TIMEOUT_MS: '1000',
+  };
+}
+
+/** Every instance asks every path at once; returns the answers, checked for status and shape. */
+async function round(): Promise<Array<{ path: string; status: number; body: Record<string, unknown> }>> {
+  const answers = await Promise.all(
+    fleet.flatMap((member) =>
+      PATHS.map(async (path) => {
+        const res = await member.request(path);
+        return { path, status: res.status, body: (await res.json()) as Record<string, unknown> };
+      }),
+    ),
+  );
+  for (const { path, status, body } of answers) {
+    expect(status, path).toBe(200);
+    expect(String(body.citation), path).toMatch(/updated \d{4}-\d\d-\d\dT/);
+  }
+  return answers;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const reads = () => ({ ...counts });
+const diff = (after: ReadCounts, before: ReadCounts) =>
+  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - before[k as keyof ReadCounts]]));
+const ONE_EACH = { mainnet: 1, 'price:ETH': 1, 'price:POL': 1 };
+const L2_ONE_EACH = { 'l2:arbitrum': 1, 'l2:optimism': 1, 'l2:base': 1, 'l2:polygon': 1 };
+const L2_NONE = { 'l2:arbitrum': 0, 'l2:optimism': 0, 'l2:base': 0, 'l2:polygon': 0 };
+
+describe('a fleet reading through the shared Redis entry', () => {
+  it('reads each upstream kind once per refresh, whatever the number of instances', async () => {
+    // The first instance finds no entry and reads; the others, arriving together, read none.
+    for (const path of PATHS) expect((await fleet[0]?.request(path))?.status).toBe(200);
+    expect(reads()).toEqual({ ...ONE_EACH, ...L2_ONE_EACH });
+    const first = await round();
+    expect(reads()).toEqual({ ...ONE_EACH, ...L2_ONE_EACH });
+    // Every instance serves the same reading, with the time it was read upstream.
+    const gas = first.filter((a) => a.path === '/api/gas').map((a) => a.body.updatedAt);
+    expect(new Set(gas).size).toBe(1);
+
+    let before = reads();
+    const commandsBefore = bridge.commands.length;
+    clock += 10_000;
+    await round();
+    expect(diff(reads(), before)).toEqual({ 'price:ETH': 0, 'price:POL': 0, mainnet: 0, ...L2_NONE });
+    // Fresh copies in every instance: no Redis call at all.
+    expect(bridge.commands.length).toBe(commandsBefore);
+
+    before = reads();
+    clock += 18_000; // 28 s: mainnet and ETH are due (refreshed a sixth of their 30 s early), still fresh
+    const second = await round();
+    expect(diff(reads(), before)).toEqual({ ...ONE_EACH, 'price:POL': 0, ...L2_NONE });
+    const price = second.filter((a) => a.path === '/api/eth-price').map((a) => a.body.source);
+    // One instance read it just now and names the source; the others served the shared entry meanwhile.
+    expect(price.filter((s) => s === 'aggregator')).toHaveLength(1);
+    expect(price.filter((s) => s === 'cache')).toHaveLength(INSTANCES - 1);
+
+    before = reads();
+    clock += 28_000; // 56 s: the L2 networks and POL (60 s cadence) are due too
+    await round();
+    // POL, served only in the L2 answer, shares its 60 s cadence: due with the networks, still fresh.
+    expect(diff(reads(), before)).toEqual({ ...ONE_EACH, ...L2_ONE_EACH });
+  });
+
+  it('shares a failing upstream: one instance tries, the others back off and serve the entry as stale', async () => {
+    await round();
+    await Promise.all([...up.mainnet, up.etherscan].map((sim) => sim.fault('http-500')));
+    const before = reads();
+    clock += 31_000;
+    const answers = await round();
+    // One attempt for the fleet: each provider and the explorer once.
+    const oneAttempt = up.mainnet.length + 1;
+    expect(diff(reads(), before).mainnet).toBe(oneAttempt);
+    for (const { body } of answers.filter((a) => a.path === '/api/gas'))
+      expect(String(body.source)).toMatch(/^stale:rpc-\d+$/);
+    clock += 2_000;
+    await round();
+    expect(diff(reads(), before).mainnet).toBe(oneAttempt);
+  });
+
+  it.each([
+    [
+      'stopped',
+      async () => redis.stop(),
+      async (): Promise<void> => {
+        const port = redis.port;
+        redis = await startRedisServer({ port });
+      },
+    ],
+    ['answering after 2 s', async () => bridge.fault('slow', 2_000), async () => bridge.fault(null)],
+  ] as const)(
+    'answers every request correctly when Redis is %s mid-run, one read per instance at most',
+    async (_, breakIt, mend) => {
+      await round();
+      await breakIt();
+      try {
+        const before = reads();
+        clock += 31_000;
+        const answers = await round();
+        for (const { path, body } of answers) {
+          if (path === '/api/gas') expect(String(body.source)).toMatch(/^rpc-\d+$/);
+          if (path === '/api/eth-price') expect(body.usd).toBeGreaterThan(0);
+        }
+        const during = diff(reads(), before);
+        // Each instance fell back to its own read: at least one, one per instance at most (a read that
+        // is hedged on a busy machine asks a second provider too).
+        expect(during.mainnet).toBeGreaterThanOrEqual(1);
+        expect(during.mainnet).toBeLessThanOrEqual(2 * INSTANCES);
+        // No retry storm: within the instances' fresh copies nothing more is read nor asked of Redis.
+        await sleep(2_100); // calls that timed out reach the slow bridge (and are counted) by now
+        const commands = bridge.commands.length;
+        const again = reads();
+        clock += 1_000;
+        await round();
+        expect(diff(reads(), again).mainnet).toBe(0);
+        expect(bridge.commands.length).toBe(commands);
+      } finally {
+        await mend();
+      }
+      await sleep(3_000); // a lease a late call took in the slow Redis has expired
+      // Back to one read for the fleet once Redis answers and the instances probe it again.
+      const before = reads();
+      clock += 27_000; // the instances' own readings are due, still fresh: one refresh, the others serve them
+      await round();
+      expect(diff(reads(), before).mainnet).toBe(1);
+    },
+  );
+
+  it('lets the next instance take the lease when its holder dies mid-read', async () => {
+    const [solo] = fleet;
+    if (!solo) throw new Error('no instance');
+    await solo.request('/api/gas');
+    const seeded = JSON.parse(String(await redis.command('GET', MAINNET_KEY))) as { readAt: number };
+    // The entry is due (26 s old) and a holder took the lease, then died without writing.
+    clock += 26_000;
+    await redis.command('SET', `${MAINNET_KEY}:lease`, '1', 'PX', '800');
+    const before = reads();
+    const other = instance();
+    const served = (await (await other.request('/api/gas')).json()) as { updatedAt: string };
+    expect(Date.parse(served.updatedAt)).toBe(seeded.readAt);
+    expect(diff(reads(), before).mainnet).toBe(0);
+
+    await sleep(900); // the lease expires in Redis
+    clock += 1_500;
+    const refreshed = (await (await other.request('/api/gas')).json()) as { updatedAt: string };
+    expect(Date.parse(refreshed.updatedAt)).toBe(clock);
+    expect(diff(reads(), before).mainnet).toBe(1);
+    const entry = JSON.parse(String(await redis.command('GET', MAINNET_KEY))) as { readAt: number };
+    expect(entry.readAt).toBe(clock);
+  });
+
+  it.each([
+    ['text that is no JSON', '{"value": {"low'],
+    ['JSON of another shape', '{"value": {"low": "cheap", "source": 42}, "readAt": 1, "failure": null}'],
+  ])('ignores %s in the entry and overwrites it with a good reading', async (_, garbage) => {
+    await redis.command('SET', MAINNET_KEY, garbage);
+    const solo = await fleet[0]?.request('/api/gas');
+    expect(solo?.status).toBe(200);
+    const answers = await round();
+    for (const { path, body } of answers)
+      if (path === '/api/gas') expect(String(body.source)).toMatch(/^rpc-\d+$/);
+    expect(reads().mainnet).toBe(1);
+    const entry = JSON.parse(String(await redis.command('GET', MAINNET_KEY))) as { readAt: number };
+    expect(entry.readAt).toBe(clock);
+    expect(fleet[0]?.deps.logs.some((l) => l.includes('ignored an unreadable shared entry'))).toBe(true);
+  });
+});
