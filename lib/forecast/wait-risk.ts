@@ -1,6 +1,7 @@
 import { valueAt } from './hourly-series';
 import { type LogModel, seasonalAt } from './log-model';
 import type { ForecastParams } from './params';
+import { computePercentileRank } from './percentile-rank';
 import { lowerBound, median, normalCdf } from './stats';
 
 /**
@@ -155,14 +156,16 @@ export function lastWeekValues(model: LogModel, originHour: number): Float64Arra
   return Float64Array.from(values).sort();
 }
 
-/** Returns where `value` ranks among ascending `sorted` values, 0 to 100 (NaN when there are none). */
+/**
+ * Returns where `value` ranks among ascending `sorted` values, 0 to 100 (the mid-rank percentile of
+ * `percentile-rank.ts`, counted by binary search); NaN when there are none.
+ */
 export function percentileRank(sorted: ArrayLike<number>, value: number): number {
-  const n = sorted.length;
-  if (n === 0 || Number.isNaN(value)) return Number.NaN;
+  if (Number.isNaN(value)) return Number.NaN;
   const below = lowerBound(sorted, value);
   let equal = 0;
-  while (below + equal < n && sorted[below + equal] === value) equal++;
-  return (100 * (below + equal / 2)) / n;
+  while (below + equal < sorted.length && sorted[below + equal] === value) equal++;
+  return computePercentileRank({ below, equal, total: sorted.length }) ?? Number.NaN;
 }
 
 /** What the decision needs to know of waiting for one predicted hour. */
