@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppDeps } from '../lib/deps';
 import { DomainError } from '../lib/errors';
+import type { AnswerRoutes } from '../lib/http/cached-answer';
 import { createRenderedJsonCache } from '../lib/http/cached-json';
 import { responseHeaders } from '../lib/http/headers';
 import { invalidQueryProblem } from '../lib/http/params';
@@ -18,8 +19,11 @@ import { registerMcp } from './mcp';
 import { registerOpenApi } from './openapi';
 import { registerWeb } from './web';
 
-/** Creates the app with every endpoint; both hosts call this with their own dependencies. */
-export function createApp(deps: AppDeps): ApiApp {
+/**
+ * Creates the app with every endpoint; both hosts call this with their own dependencies. The Node
+ * host passes `routes` (its fast path) and the app remembers there every URL it answered from cache.
+ */
+export function createApp(deps: AppDeps, options: { routes?: AnswerRoutes } = {}): ApiApp {
   const app: ApiApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (!result.success) {
@@ -31,11 +35,13 @@ export function createApp(deps: AppDeps): ApiApp {
     },
   });
 
-  const rendered = createRenderedJsonCache();
+  const { routes } = options;
+  const rendered = routes?.rendered ?? createRenderedJsonCache();
   app.use('*', responseHeaders());
   app.use('*', (c, next) => {
     c.set('deps', deps);
     c.set('rendered', rendered);
+    if (routes) c.set('routes', routes);
     return next();
   });
 

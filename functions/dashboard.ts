@@ -1,9 +1,9 @@
-import { createRoute } from '@hono/zod-openapi';
-import { cachedJson } from '../lib/http/cached-json';
-import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { createRoute, type z } from '@hono/zod-openapi';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { buildEnvelope } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
 import { DashboardResponseSchema, toDashboardBody } from '../lib/schemas/forecast';
-import { getDashboard } from '../lib/services/dashboard';
+import { type Dashboard, getDashboard } from '../lib/services/dashboard';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -20,18 +20,16 @@ const route = createRoute({
   },
 });
 
+/** The dashboard, rebuilt only when the service hands back another one. */
+const answer: CachedAnswer<undefined, Dashboard, z.infer<typeof DashboardResponseSchema>> = {
+  read: (deps) => getDashboard(deps),
+  present: (d, baseUrl) => ({
+    body: () => ({ ...buildEnvelope(d.lastUpdated, baseUrl), ...toDashboardBody(d) }),
+    options: { basis: [d, baseUrl], updatedAt: d.lastUpdated },
+  }),
+};
+
 /** Registers GET /api/dashboard (SPEC.md section 4, decision 10). */
 export function registerDashboard(app: ApiApp): void {
-  app.openapi(route, async (c) => {
-    const { deps } = c.var;
-    const d = await getDashboard(deps);
-    return cachedJson(
-      c,
-      {
-        ...buildEnvelope(d.lastUpdated, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        ...toDashboardBody(d),
-      },
-      { updatedAt: d.lastUpdated },
-    );
-  });
+  app.openapi(route, (c) => serveCached(c, answer, undefined));
 }

@@ -1,9 +1,14 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import { publicCache } from '../lib/http/cache-control';
-import { cachedJson } from '../lib/http/cached-json';
-import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { buildEnvelope } from '../lib/http/envelope';
 import { EthPriceSchema, toEthPriceBody } from '../lib/schemas/eth-price';
-import { getEthPrice, LAST_GOOD_MAX_AGE_MS, PRICE_DEADLINE_MS } from '../lib/services/eth-price';
+import {
+  getEthPrice,
+  LAST_GOOD_MAX_AGE_MS,
+  PRICE_DEADLINE_MS,
+  type TokenPrice,
+} from '../lib/services/eth-price';
 import type { ApiApp } from './app-env';
 
 /** Soft-fail answers are edge-cached for the normal cadence (SPEC.md 3 and decision 12). */
@@ -27,21 +32,20 @@ const route = createRoute({
   },
 });
 
+/** The price, rebuilt only when the service hands back another one; soft failures keep the normal cadence. */
+const answer: CachedAnswer<undefined, TokenPrice, z.infer<typeof EthPriceSchema>> = {
+  read: (deps) => getEthPrice(deps),
+  present: (price, baseUrl) => ({
+    body: () => ({ ...buildEnvelope(price.updatedAt, baseUrl), ...toEthPriceBody(price) }),
+    options: {
+      basis: [price, baseUrl],
+      updatedAt: price.updatedAt,
+      cacheControl: price.source === 'unavailable' ? publicCache(SOFT_FAIL_CACHE_SECONDS) : undefined,
+    },
+  }),
+};
+
 /** Registers GET /api/eth-price (SPEC.md 2.7, 3, 4.2 rule 4, 7, decisions 2-4). */
 export function registerEthPrice(app: ApiApp): void {
-  app.openapi(route, async (c) => {
-    const deps = c.var.deps;
-    const price = await getEthPrice(deps);
-    return cachedJson(
-      c,
-      {
-        ...buildEnvelope(price.updatedAt, publicBaseUrl(deps.config.publicBaseUrl, c.req.url)),
-        ...toEthPriceBody(price),
-      },
-      {
-        updatedAt: price.updatedAt,
-        cacheControl: price.source === 'unavailable' ? publicCache(SOFT_FAIL_CACHE_SECONDS) : undefined,
-      },
-    );
-  });
+  app.openapi(route, (c) => serveCached(c, answer, undefined));
 }

@@ -1,14 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cachedJson } from '../lib/http/cached-json';
-import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { buildEnvelope } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import {
   ACCURACY_WINDOWS,
+  type AccuracyWindow,
   ForecastAccuracyResponseSchema,
   toForecastAccuracyBody,
 } from '../lib/schemas/forecast-accuracy';
-import { getForecastAccuracy } from '../lib/services/forecast-accuracy';
+import { type ForecastAccuracy, getForecastAccuracy } from '../lib/services/forecast-accuracy';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -39,20 +40,20 @@ const route = createRoute({
   },
 });
 
+/** One window's scores, rebuilt only when the service hands back others. */
+const answer: CachedAnswer<
+  { window: AccuracyWindow },
+  ForecastAccuracy,
+  z.infer<typeof ForecastAccuracyResponseSchema>
+> = {
+  read: (deps, { window }) => getForecastAccuracy(deps, window),
+  present: (accuracy, baseUrl) => ({
+    body: () => ({ ...buildEnvelope(accuracy.updatedAt, baseUrl), ...toForecastAccuracyBody(accuracy) }),
+    options: { basis: [accuracy, baseUrl], updatedAt: accuracy.updatedAt },
+  }),
+};
+
 /** Registers GET /api/forecast-accuracy (SPEC extension 18). */
 export function registerForecastAccuracy(app: ApiApp): void {
-  app.openapi(route, async (c) => {
-    const { window } = c.req.valid('query');
-    const deps = c.var.deps;
-    const accuracy = await getForecastAccuracy(deps, window);
-    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
-    return cachedJson(
-      c,
-      () => ({
-        ...buildEnvelope(accuracy.updatedAt, baseUrl),
-        ...toForecastAccuracyBody(accuracy),
-      }),
-      { basis: [accuracy, baseUrl], updatedAt: accuracy.updatedAt },
-    );
-  });
+  app.openapi(route, (c) => serveCached(c, answer, c.req.valid('query')));
 }

@@ -1,10 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cachedJson } from '../lib/http/cached-json';
-import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { buildEnvelope } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasHistoryResponseSchema, HISTORY_RANGES, toGasHistoryBody } from '../lib/schemas/history';
-import { getGasHistory } from '../lib/services/gas-history';
+import { type GasHistory, getGasHistory } from '../lib/services/gas-history';
+import type { HistoryRange } from '../lib/store/history-buckets';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -28,20 +29,16 @@ const route = createRoute({
   },
 });
 
+/** One range's buckets, rebuilt only when the service hands back another reading. */
+const answer: CachedAnswer<{ range: HistoryRange }, GasHistory, z.infer<typeof GasHistoryResponseSchema>> = {
+  read: (deps, { range }) => getGasHistory(deps, range),
+  present: (history, baseUrl) => ({
+    body: () => ({ ...buildEnvelope(history.updatedAt, baseUrl), ...toGasHistoryBody(history) }),
+    options: { basis: [history, baseUrl], updatedAt: history.updatedAt },
+  }),
+};
+
 /** Registers GET /api/gas-history (SPEC 2.9, 4.2 rule 3, decision 9). */
 export function registerGasHistory(app: ApiApp): void {
-  app.openapi(route, async (c) => {
-    const { range } = c.req.valid('query');
-    const deps = c.var.deps;
-    const history = await getGasHistory(deps, range);
-    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
-    return cachedJson(
-      c,
-      () => ({
-        ...buildEnvelope(history.updatedAt, baseUrl),
-        ...toGasHistoryBody(history),
-      }),
-      { basis: [history, baseUrl], updatedAt: history.updatedAt },
-    );
-  });
+  app.openapi(route, (c) => serveCached(c, answer, c.req.valid('query')));
 }

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cachedJson } from '../lib/http/cached-json';
-import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { buildEnvelope } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasPredictionsResponseSchema, TIMEFRAMES, toGasPredictionsBody } from '../lib/schemas/forecast';
-import { getGasPredictions } from '../lib/services/gas-predictions';
+import { type GasPredictions, getGasPredictions } from '../lib/services/gas-predictions';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -30,20 +30,20 @@ const route = createRoute({
   },
 });
 
+/** One horizon's forecast, rebuilt only when the service hands back another one. */
+const answer: CachedAnswer<
+  { timeframe: (typeof TIMEFRAMES)[number] },
+  GasPredictions,
+  z.infer<typeof GasPredictionsResponseSchema>
+> = {
+  read: (deps, { timeframe }) => getGasPredictions(deps, timeframe),
+  present: (p, baseUrl) => ({
+    body: () => ({ ...buildEnvelope(p.lastUpdated, baseUrl), ...toGasPredictionsBody(p) }),
+    options: { basis: [p, baseUrl], updatedAt: p.lastUpdated },
+  }),
+};
+
 /** Registers GET /api/gas-predictions (SPEC.md section 4, decision 8). */
 export function registerGasPredictions(app: ApiApp): void {
-  app.openapi(route, async (c) => {
-    const { timeframe } = c.req.valid('query');
-    const { deps } = c.var;
-    const p = await getGasPredictions(deps, timeframe);
-    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
-    return cachedJson(
-      c,
-      () => ({
-        ...buildEnvelope(p.lastUpdated, baseUrl),
-        ...toGasPredictionsBody(p),
-      }),
-      { basis: [p, baseUrl], updatedAt: p.lastUpdated },
-    );
-  });
+  app.openapi(route, (c) => serveCached(c, answer, c.req.valid('query')));
 }

@@ -1,9 +1,9 @@
-import { createRoute } from '@hono/zod-openapi';
-import { cachedJson } from '../lib/http/cached-json';
-import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { createRoute, type z } from '@hono/zod-openapi';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { buildEnvelope } from '../lib/http/envelope';
 import { problemResponses } from '../lib/http/problem';
 import { GasResponseSchema, toGasBody } from '../lib/schemas/current-gas';
-import { getCurrentGas } from '../lib/services/current-gas';
+import { type CurrentGasReading, getCurrentGas } from '../lib/services/current-gas';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -21,15 +21,16 @@ const route = createRoute({
   },
 });
 
+/** The current tiers, rebuilt only when the service hands back another reading. */
+const answer: CachedAnswer<undefined, CurrentGasReading, z.infer<typeof GasResponseSchema>> = {
+  read: (deps) => getCurrentGas(deps),
+  present: (reading, baseUrl) => ({
+    body: () => ({ ...buildEnvelope(reading.updatedAt, baseUrl), ...toGasBody(reading) }),
+    options: { basis: [reading, baseUrl], updatedAt: reading.updatedAt },
+  }),
+};
+
 /** Registers GET /api/gas: the current mainnet tiers alone, for clients that need nothing else. */
 export function registerGas(app: ApiApp): void {
-  app.openapi(route, async (c) => {
-    const { deps } = c.var;
-    const reading = await getCurrentGas(deps);
-    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
-    return cachedJson(c, () => ({ ...buildEnvelope(reading.updatedAt, baseUrl), ...toGasBody(reading) }), {
-      basis: [reading, baseUrl],
-      updatedAt: reading.updatedAt,
-    });
-  });
+  app.openapi(route, (c) => serveCached(c, answer, undefined));
 }

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cachedJson } from '../lib/http/cached-json';
-import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { buildEnvelope } from '../lib/http/envelope';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import {
@@ -9,7 +9,7 @@ import {
   L2GasHistoryResponseSchema,
   toL2GasHistoryBody,
 } from '../lib/schemas/history';
-import { getL2GasHistory } from '../lib/services/l2-gas-history';
+import { getL2GasHistory, type L2GasHistory } from '../lib/services/l2-gas-history';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -33,20 +33,20 @@ const route = createRoute({
   },
 });
 
+/** One network's samples, rebuilt only when the service hands back another reading. */
+const answer: CachedAnswer<
+  { network: (typeof L2_HISTORY_NETWORKS)[number]; hours: string },
+  L2GasHistory,
+  z.infer<typeof L2GasHistoryResponseSchema>
+> = {
+  read: (deps, query) => getL2GasHistory(deps, query.network, Number(query.hours)),
+  present: (history, baseUrl) => ({
+    body: () => ({ ...buildEnvelope(history.updatedAt, baseUrl), ...toL2GasHistoryBody(history) }),
+    options: { basis: [history, baseUrl], updatedAt: history.updatedAt },
+  }),
+};
+
 /** Registers GET /api/l2-gas-history (SPEC 2.11, 4.2 rule 6, decision 11). */
 export function registerL2GasHistory(app: ApiApp): void {
-  app.openapi(route, async (c) => {
-    const query = c.req.valid('query');
-    const deps = c.var.deps;
-    const history = await getL2GasHistory(deps, query.network, Number(query.hours));
-    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
-    return cachedJson(
-      c,
-      () => ({
-        ...buildEnvelope(history.updatedAt, baseUrl),
-        ...toL2GasHistoryBody(history),
-      }),
-      { basis: [history, baseUrl], updatedAt: history.updatedAt },
-    );
-  });
+  app.openapi(route, (c) => serveCached(c, answer, c.req.valid('query')));
 }

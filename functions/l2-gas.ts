@@ -1,9 +1,14 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import { publicCache } from '../lib/http/cache-control';
-import { cachedJson } from '../lib/http/cached-json';
-import { buildEnvelope, publicBaseUrl } from '../lib/http/envelope';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { buildEnvelope } from '../lib/http/envelope';
 import { L2GasResponseSchema, toL2GasBody } from '../lib/schemas/l2-gas';
-import { getL2Gas, L2_GAS_DEGRADED_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from '../lib/services/l2-gas';
+import {
+  getL2Gas,
+  L2_GAS_DEGRADED_TTL_MS,
+  L2_LAST_GOOD_MAX_AGE_MS,
+  type L2GasResult,
+} from '../lib/services/l2-gas';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -30,23 +35,20 @@ const route = createRoute({
   },
 });
 
+/** The four networks, rebuilt only when the service hands back another answer; degraded ones live shorter. */
+const answer: CachedAnswer<undefined, L2GasResult, z.infer<typeof L2GasResponseSchema>> = {
+  read: (deps) => getL2Gas(deps),
+  present: (result, baseUrl) => ({
+    body: () => ({ ...buildEnvelope(result.fetchedAt, baseUrl), ...toL2GasBody(result) }),
+    options: {
+      basis: [result, baseUrl],
+      updatedAt: result.fetchedAt,
+      cacheControl: result.degraded ? publicCache(L2_GAS_DEGRADED_TTL_MS / 1000) : undefined,
+    },
+  }),
+};
+
 /** Registers GET /api/l2-gas (SPEC.md 2.10, 4.2 rule 5, decisions 4-6). */
 export function registerL2Gas(app: ApiApp): void {
-  app.openapi(route, async (c) => {
-    const deps = c.var.deps;
-    const result = await getL2Gas(deps);
-    const baseUrl = publicBaseUrl(deps.config.publicBaseUrl, c.req.url);
-    return cachedJson(
-      c,
-      () => ({
-        ...buildEnvelope(result.fetchedAt, baseUrl),
-        ...toL2GasBody(result),
-      }),
-      {
-        basis: [result, baseUrl],
-        updatedAt: result.fetchedAt,
-        cacheControl: result.degraded ? publicCache(L2_GAS_DEGRADED_TTL_MS / 1000) : undefined,
-      },
-    );
-  });
+  app.openapi(route, (c) => serveCached(c, answer, undefined));
 }

@@ -1,5 +1,5 @@
-import { cachedJson } from '../lib/http/cached-json';
-import { publicBaseUrl, SERVICE_NAME } from '../lib/http/envelope';
+import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
+import { SERVICE_NAME } from '../lib/http/envelope';
 import type { ApiApp } from './app-env';
 
 /**
@@ -33,9 +33,13 @@ export function registerOpenApi(app: ApiApp): void {
     },
     servers: [{ url: baseUrl }],
   });
-  app.get('/openapi.json', (c) => {
-    const baseUrl = publicBaseUrl(c.var.deps.config.publicBaseUrl, c.req.url);
-    if (built?.baseUrl !== baseUrl) built = { baseUrl, doc: app.getOpenAPIDocument(documentFor(baseUrl)) };
-    return cachedJson(c, built.doc, { basis: [built.doc] });
-  });
+  // Nothing to read: the document depends on the routes and the base address alone.
+  const answer: CachedAnswer<undefined, undefined, object> = {
+    read: () => Promise.resolve(undefined),
+    present(_, baseUrl) {
+      if (built?.baseUrl !== baseUrl) built = { baseUrl, doc: app.getOpenAPIDocument(documentFor(baseUrl)) };
+      return { body: built.doc, options: { basis: [built.doc] } };
+    },
+  };
+  app.get('/openapi.json', (c) => serveCached(c, answer, undefined));
 }

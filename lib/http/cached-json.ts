@@ -36,31 +36,49 @@ export interface CachedJsonOptions {
  * `body` may be a function: with `basis` (the values the body is made from, such as the service's
  * cached reading and the base address), it is not even built while those values are the same ones.
  */
-export async function cachedJson<T, E extends { Variables: { rendered: RenderedJsonCache } }>(
+export function cachedJson<T, E extends { Variables: { rendered: RenderedJsonCache } }>(
   // biome-ignore lint/suspicious/noExplicitAny: any route path and input
   c: Context<E, any, any>,
   body: T | (() => T),
   options: CachedJsonOptions = {},
 ): Promise<Response & TypedResponse<T, 200, 'json'>> {
-  const key = cacheKeyOf(c);
-  const cache = c.get('rendered');
-  const cacheControl = options.cacheControl ?? cacheControlFor(c.req.path) ?? 'no-store';
-  let entry = cache.get(key);
+  const request = { key: cacheKeyOf(c), path: c.req.path, ifNoneMatch: c.req.header('If-None-Match') };
+  return answerJson(c.get('rendered'), request, body, options) as Promise<
+    Response & TypedResponse<T, 200, 'json'>
+  >;
+}
+
+/** What of a request a cached answer depends on: its rendered-cache key, its path and its If-None-Match. */
+export interface CachedRequest {
+  key: string;
+  path: string;
+  ifNoneMatch: string | undefined;
+}
+
+/** The one place a cached JSON answer (200 or 304) is made; cachedJson and the Node host's fast path both call it. */
+export async function answerJson(
+  cache: RenderedJsonCache,
+  request: CachedRequest,
+  body: unknown,
+  options: CachedJsonOptions,
+): Promise<Response> {
+  const cacheControl = options.cacheControl ?? cacheControlFor(request.path) ?? 'no-store';
+  let entry = cache.get(request.key);
   const fresh = entry?.headers['Cache-Control'] === cacheControl;
   if (!entry || !fresh || !options.basis || !sameBasis(entry.basis, options.basis)) {
-    const value = typeof body === 'function' ? (body as () => T)() : body;
+    const value = typeof body === 'function' ? (body as () => unknown)() : body;
     if (!entry || !fresh || !sameJson(entry.source, value)) {
       entry = await render(value, cacheControl, options.updatedAt);
     }
     entry.basis = options.basis;
-    cache.set(key, entry);
+    cache.set(request.key, entry);
   }
-  const ifNoneMatch = c.req.header('If-None-Match');
+  const { ifNoneMatch } = request;
   const notModified = ifNoneMatch !== undefined && etagMatches(ifNoneMatch, entry.etag);
   const res = notModified
     ? new Response(null, { status: 304, headers: entry.notModifiedHeaders })
     : new Response(entry.bytes, { status: 200, headers: entry.headers });
-  return markStamped(res) as Response & TypedResponse<T, 200, 'json'>;
+  return markStamped(res);
 }
 
 function sameBasis(a: readonly unknown[] | undefined, b: readonly unknown[]): boolean {
@@ -68,7 +86,7 @@ function sameBasis(a: readonly unknown[] | undefined, b: readonly unknown[]): bo
 }
 
 /** The path and the validated query: invalid queries never get here, and unknown parameters are dropped. */
-function cacheKeyOf(c: Context): string {
+export function cacheKeyOf(c: Context): string {
   const query = c.req.valid('query' as never) as Record<string, string> | undefined;
   return query ? `${c.req.path}?${new URLSearchParams(query)}` : c.req.path;
 }

@@ -4,6 +4,8 @@ import { createApp } from '../../functions/app';
 import { type Config, parseConfig } from '../config';
 import type { AppDeps } from '../deps';
 import { createCoalescingCache } from '../http/cache';
+import { createAnswerRoutes } from '../http/cached-answer';
+import { createRenderedJsonCache } from '../http/cached-json';
 import { createLogger, type Logger } from '../log';
 import { createLastGoodStore } from '../store/create-last-good';
 import { type DatabaseEngine, nodeEngineSpec, openDatabase } from '../store/engines';
@@ -45,11 +47,15 @@ export async function startNodeHost(
     web: createNodeWebAssets(),
     ...options.deps,
   };
-  const app = createApp(deps);
+  // The fast path: a GET of a URL the app already answered from its rendered cache is answered again
+  // by the same steps without Hono's routing, middleware and validation (lib/http/cached-answer.ts).
+  const routes = createAnswerRoutes(createRenderedJsonCache());
+  const app = createApp(deps, { routes });
   // The request log: one line per request, handed to the logger (main.ts writes it in batches).
   const handle = async (request: Request) => {
     const started = performance.now();
-    const res = await app.fetch(request);
+    const fast = request.method === 'GET' ? await routes.answer(request, deps) : undefined;
+    const res = fast ?? (await app.fetch(request));
     log.info(
       `${request.method} ${pathOf(request.url)} ${res.status} ${Math.round(performance.now() - started)}ms`,
     );

@@ -1,8 +1,8 @@
-import type { AppDeps } from '../deps';
+import { type AppDeps, getState } from '../deps';
 import type { Decision, NextBestTime, Prediction } from '../forecast';
 import type { CurrentGasReading } from './current-gas';
 import { getEthPrice, type TokenPrice } from './eth-price';
-import { getGasPredictions } from './gas-predictions';
+import { type GasPredictions, getGasPredictions } from './gas-predictions';
 
 /** Everything /api/dashboard serves, as domain values (`toDashboardBody` shapes the body). */
 export interface Dashboard {
@@ -17,12 +17,19 @@ export interface Dashboard {
 
 /**
  * Combines the live tiers, the 24-hour forecast and decision, the ETH price and the last day of
- * history. Every part comes from a cached service, so the store is read once per refresh.
+ * history. Every part comes from a cached service, so the store is read once per refresh; while the
+ * parts are the same, so is the returned object (the endpoint then serves its rendered bytes).
  * @throws GasUnavailableError when no live or recent mainnet reading exists (from getCurrentGas).
  */
 export async function getDashboard(deps: AppDeps): Promise<Dashboard> {
   const [forecast, price] = await Promise.all([getGasPredictions(deps, '24h'), getEthPrice(deps)]);
-  return {
+  const last = getState(deps, 'dashboard-served', () => ({
+    forecast: null as GasPredictions | null,
+    price: null as TokenPrice | null,
+    dashboard: null as Dashboard | null,
+  }));
+  if (last.dashboard && last.forecast === forecast && last.price === price) return last.dashboard;
+  const dashboard: Dashboard = {
     currentGas: forecast.current,
     decision: forecast.decision,
     ethPrice: price,
@@ -32,4 +39,6 @@ export async function getDashboard(deps: AppDeps): Promise<Dashboard> {
     compactHistory: forecast.historical,
     lastUpdated: forecast.lastUpdated,
   };
+  Object.assign(last, { forecast, price, dashboard });
+  return dashboard;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppDeps } from '../deps';
+import { type AppDeps, getState } from '../deps';
 import { readThrough, type SharedKind } from '../store/shared-read';
 import { readPriceChain } from '../upstream/price-chain';
 import {
@@ -132,10 +132,27 @@ function priceKind(deps: AppDeps, token: PriceToken, deadlineAt: number): Shared
   };
 }
 
+/**
+ * The price served from a record: the same object while the record, its label and the sparkline's
+ * freshness are the same, so the endpoints see an unchanged value and serve their rendered bytes.
+ */
 function fromRecord(deps: AppDeps, token: PriceToken, record: PriceRecord, source: PriceLabel): TokenPrice {
   const sparkline = record.sparkline;
   const sparklineFresh = sparkline !== null && deps.now() - sparkline.readAt <= SPARKLINE_MAX_AGE_MS;
-  return {
+  const last = getState(deps, `price-served:${token}`, () => ({
+    record: null as PriceRecord | null,
+    source: null as PriceLabel | null,
+    sparklineFresh: false,
+    price: null as TokenPrice | null,
+  }));
+  if (
+    last.price &&
+    last.record === record &&
+    last.source === source &&
+    last.sparklineFresh === sparklineFresh
+  )
+    return last.price;
+  const price: TokenPrice = {
     token,
     usd: record.usd,
     change24h: record.change24h,
@@ -144,6 +161,8 @@ function fromRecord(deps: AppDeps, token: PriceToken, record: PriceRecord, sourc
     priceSource: record.priceSource,
     source,
   };
+  Object.assign(last, { record, source, sparklineFresh, price });
+  return price;
 }
 
 function unavailable(deps: AppDeps, token: PriceToken): TokenPrice {

@@ -1,0 +1,104 @@
+import type { Context, TypedResponse } from 'hono';
+import type { AppDeps } from '../deps';
+import { answerJson, type CachedJsonOptions, cacheKeyOf, type RenderedJsonCache } from './cached-json';
+import { publicBaseUrl } from './envelope';
+
+/**
+ * A cacheable endpoint in two steps: `read` gets its domain value from a (cached) service, `present`
+ * makes the body and cachedJson's options from it. Both hosts serve it through the app; the split
+ * lets the Node host answer a URL the app has already routed and validated without running the app
+ * again (AnswerRoutes), through the very same steps.
+ */
+export interface CachedAnswer<Q, V, B> {
+  read(deps: AppDeps, query: Q): Promise<V>;
+  present(value: V, baseUrl: string): { body: B | (() => B); options: CachedJsonOptions };
+}
+
+/** What answering one URL again takes: its endpoint, its validated query and its rendered-cache key. */
+interface AnswerRoute {
+  // biome-ignore lint/suspicious/noExplicitAny: routes of every endpoint share one index
+  answer: CachedAnswer<any, any, unknown>;
+  query: unknown;
+  key: string;
+  path: string;
+}
+
+/**
+ * The Node host's fast path: request URLs the app has answered with a 200 or 304 through a
+ * CachedAnswer, so the same URL is answered again without Hono's routing, middleware and query
+ * validation (it is known valid: validation depends on the URL alone). Every answer still reads its
+ * service and is made by answerJson from the shared rendered cache, so it is the answer the app would
+ * give at that moment; only URLs, never responses, are remembered.
+ */
+export interface AnswerRoutes {
+  /** The rendered answers, shared with the app. */
+  rendered: RenderedJsonCache;
+  remember(url: string, route: AnswerRoute): void;
+  /** Answers a GET of a remembered URL; undefined when the app must answer (unknown URL, failed read). */
+  answer(request: Request, deps: AppDeps): Promise<Response | undefined>;
+  /** The read the fast path already made for `request`, taken once, so a request never reads twice. */
+  takePrefetched(request: Request): Promise<unknown> | undefined;
+}
+
+/** Creates the index; at most `maxUrls` URLs (the oldest forgotten first), since any client can vary a URL. */
+export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000): AnswerRoutes {
+  const routes = new Map<string, AnswerRoute>();
+  const prefetched = new WeakMap<Request, Promise<unknown>>();
+  return {
+    rendered,
+    remember(url, route) {
+      if (routes.has(url)) return;
+      routes.set(url, route);
+      if (routes.size > maxUrls) routes.delete(routes.keys().next().value as string);
+    },
+    async answer(request, deps) {
+      const route = routes.get(request.url);
+      if (!route) return undefined;
+      const read = route.answer.read(deps, route.query);
+      try {
+        const ifNoneMatch = request.headers.get('If-None-Match') ?? undefined;
+        return await respond(rendered, route, await read, deps, request.url, ifNoneMatch);
+      } catch {
+        // The app answers instead (a problem+json for a failed read), with the read already made.
+        prefetched.set(request, read);
+        return undefined;
+      }
+    },
+    takePrefetched(request) {
+      const read = prefetched.get(request);
+      prefetched.delete(request);
+      return read;
+    },
+  };
+}
+
+type CachedEnv = { Variables: { deps: AppDeps; rendered: RenderedJsonCache; routes?: AnswerRoutes } };
+
+/** Serves a CachedAnswer inside the app (after routing and validation) and remembers the URL for the fast path. */
+export async function serveCached<Q, V, B, E extends CachedEnv>(
+  // biome-ignore lint/suspicious/noExplicitAny: any route path and input
+  c: Context<E, any, any>,
+  answer: CachedAnswer<Q, V, B>,
+  query: Q,
+): Promise<Response & TypedResponse<B, 200, 'json'>> {
+  const { deps, routes } = c.var;
+  const value = await ((routes?.takePrefetched(c.req.raw) as Promise<V> | undefined) ??
+    answer.read(deps, query));
+  const route: AnswerRoute = { answer, query, key: cacheKeyOf(c), path: c.req.path };
+  const res = await respond(c.var.rendered, route, value, deps, c.req.url, c.req.header('If-None-Match'));
+  routes?.remember(c.req.url, route);
+  return res as Response & TypedResponse<B, 200, 'json'>;
+}
+
+/** The one way a CachedAnswer becomes a response, in the app and on the fast path alike. */
+function respond(
+  rendered: RenderedJsonCache,
+  route: AnswerRoute,
+  value: unknown,
+  deps: AppDeps,
+  url: string,
+  ifNoneMatch: string | undefined,
+): Promise<Response> {
+  const { body, options } = route.answer.present(value, publicBaseUrl(deps.config.publicBaseUrl, url));
+  return answerJson(rendered, { key: route.key, path: route.path, ifNoneMatch }, body, options);
+}
