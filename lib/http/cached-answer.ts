@@ -38,12 +38,15 @@ export interface AnswerRoutes {
   answer(request: Request, deps: AppDeps): Promise<Response | undefined>;
   /** The read the fast path already made for `request`, taken once, so a request never reads twice. */
   takePrefetched(request: Request): Promise<unknown> | undefined;
+  /** How many requests the fast path has answered (the others went through the app). */
+  answered(): number;
 }
 
 /** Creates the index; at most `maxUrls` URLs (the oldest forgotten first), since any client can vary a URL. */
 export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000): AnswerRoutes {
   const routes = new Map<string, AnswerRoute>();
   const prefetched = new WeakMap<Request, Promise<unknown>>();
+  let answered = 0;
   return {
     rendered,
     remember(url, route) {
@@ -57,7 +60,9 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
       const read = route.answer.read(deps, route.query);
       try {
         const ifNoneMatch = request.headers.get('If-None-Match') ?? undefined;
-        return await respond(rendered, route, await read, deps, request.url, ifNoneMatch);
+        const res = await respond(rendered, route, await read, deps, request.url, ifNoneMatch);
+        answered += 1;
+        return res;
       } catch {
         // The app answers instead (a problem+json for a failed read), with the read already made.
         prefetched.set(request, read);
@@ -69,6 +74,7 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
       prefetched.delete(request);
       return read;
     },
+    answered: () => answered,
   };
 }
 

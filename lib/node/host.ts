@@ -17,6 +17,8 @@ import { createNodeWebAssets } from './web-assets';
 export interface NodeHost {
   port: number;
   deps: AppDeps;
+  /** How many requests the fast path answered without running the app. */
+  fastAnswers(): number;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export async function startNodeHost(
   return {
     port,
     deps,
+    fastAnswers: routes.answered,
     async close() {
       await scheduler?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
