@@ -42,7 +42,8 @@ export function createBufferedOutput(
         write(Buffer.from(`${line}\n`));
         return;
       }
-      const target = (buffer ??= Buffer.allocUnsafe(maxBytes));
+      const target = buffer ?? Buffer.allocUnsafe(maxBytes);
+      buffer = target;
       used += target.write(line, used);
       target[used++] = 0x0a;
       if (!timer) {
