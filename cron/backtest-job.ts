@@ -58,7 +58,11 @@ export class BacktestStoreError extends Error {
  * scored and the summary stored for the hour. A tick that finds its hour summarised costs one query.
  * Keys on the origin hour and on (window, hour) make any number of overlapping runs store each once.
  */
-export async function runBacktestJob(deps: AppDeps, firedAt: number): Promise<BacktestJobResult> {
+export async function runBacktestJob(
+  deps: AppDeps,
+  firedAt: number,
+  batchSize = REPLAY_BATCH,
+): Promise<BacktestJobResult> {
   // Ticks in the first minutes of an hour still work for the hour before: the last hour to judge
   // has ended, but its last snapshots may still be coming.
   const hour = Math.floor((firedAt - SCORING_DELAY_MS) / HOUR_MS) * HOUR_MS;
@@ -77,7 +81,7 @@ export async function runBacktestJob(deps: AppDeps, firedAt: number): Promise<Ba
     });
     if (!work) return { hour, replayed: 0, backlog: 0, summary: 'exists', pruned: 0 };
     // The newest first: the shorter window is complete soonest.
-    const batch = work.due.slice(-REPLAY_BATCH);
+    const batch = work.due.slice(-batchSize);
     const replayed = await replayInSlices(work.complete, batch);
     const backlog = work.due.length - batch.length;
     const result = await deps.withDb((db) =>
