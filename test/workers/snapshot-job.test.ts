@@ -86,7 +86,8 @@ describe('Worker Cron Trigger in workerd', () => {
     }
     expect(lines.some((l) => l.includes('snapshot not stored; the next run retries'))).toBe(true);
     expect(lines.some((l) => l.includes('forecast not stored or scored; the next run retries'))).toBe(true);
-    expect(lines.some((l) => l.includes('scheduled run') && l.includes('"failed":2'))).toBe(true);
+    expect(lines.some((l) => l.includes('backtest not stored; the next run retries'))).toBe(true);
+    expect(lines.some((l) => l.includes('scheduled run') && l.includes('"failed":3'))).toBe(true);
     expect(lines.join('\n')).not.toContain('hunter2secret');
   });
 });
