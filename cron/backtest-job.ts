@@ -80,8 +80,7 @@ export async function runBacktestJob(
       return { complete, due };
     });
     if (!work) return { hour, replayed: 0, backlog: 0, summary: 'exists', pruned: 0 };
-    // The newest first: the shorter window is complete soonest.
-    const batch = work.due.slice(-batchSize);
+    const batch = pickAtRandom(work.due, batchSize);
     const replayed = await replayInSlices(work.complete, batch);
     const backlog = work.due.length - batch.length;
     const result = await deps.withDb((db) =>
@@ -132,4 +131,19 @@ async function replayInSlices(
     await yieldToEventLoop();
   }
   return replayed;
+}
+
+/**
+ * Up to `size` of `origins`, taken at random: the summary waits for all of them anyway, and runs that
+ * overlap (a fleet of Node hosts sharing one database ticks together) then mostly replay different
+ * hours instead of all the same ones.
+ */
+function pickAtRandom(origins: readonly number[], size: number): number[] {
+  const pool = [...origins];
+  const count = Math.min(size, pool.length);
+  for (let i = 0; i < count; i++) {
+    const j = i + Math.floor(Math.random() * (pool.length - i));
+    [pool[i], pool[j]] = [pool[j] as number, pool[i] as number];
+  }
+  return pool.slice(0, count);
 }

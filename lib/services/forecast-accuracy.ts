@@ -1,6 +1,6 @@
 import type { AppDeps } from '../deps';
 import { type AccuracyFigures, SCORED_HOURS, scoreForecasts } from '../forecast/accuracy';
-import type { AccuracyWindow } from '../schemas/forecast-accuracy';
+import { type AccuracyWindow, ForecastAccuracyResponseSchema } from '../schemas/forecast-accuracy';
 import { readBacktestSummary } from '../store/backtest-replays';
 import { readScoredForecasts } from '../store/hourly-forecasts';
 import { readHistoryStore } from './gas-history';
@@ -51,14 +51,34 @@ export function getForecastAccuracy(
       const backtest = enough ? null : await readBacktestSummary(db, window, fromMs);
       return { live, latestScoredAt: scored.latestScoredAt, backtest };
     });
-    if (!backtest || backtest.figures.origins <= live.origins) {
+    const figures = backtest && readStoredFigures(deps, backtest.figures);
+    if (!figures || figures.origins <= live.origins) {
       return { window, source: 'live', ...live, updatedAt: latestScoredAt ?? now };
     }
-    const { figures } = backtest;
     // The newest figure is the outcome of the last replayed forecast's last hour.
-    const lastHourEnd = figures.scoredTo
-      ? Date.parse(figures.scoredTo) + (SCORED_HOURS + 1) * HOUR_MS
-      : backtest.hour;
+    const lastHourEnd = figures.scoredTo ? Date.parse(figures.scoredTo) + (SCORED_HOURS + 1) * HOUR_MS : now;
     return { window, source: 'backtest', ...figures, updatedAt: lastHourEnd };
   });
+}
+
+/** The figures of a response, as a stored summary must hold them. */
+const StoredFiguresSchema = ForecastAccuracyResponseSchema.pick({
+  origins: true,
+  mae: true,
+  maeByLeadHours: true,
+  calibration: true,
+  decision: true,
+  scoredFrom: true,
+  scoredTo: true,
+});
+
+/**
+ * Checks a stored summary against the response's own schema: one written by another version of the
+ * code (during a deployment) that does not fit is not served; the job writes a new one within the hour.
+ */
+function readStoredFigures(deps: Pick<AppDeps, 'log'>, stored: unknown): AccuracyFigures | null {
+  const parsed = StoredFiguresSchema.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  deps.log.warn('forecast accuracy: a stored back-test summary does not fit; not served');
+  return null;
 }

@@ -35,7 +35,8 @@ export async function readReplayedOrigins(db: Database, fromMs: number): Promise
 /**
  * Stores replayed forecasts, keeping only what the scorer reads (each point's average and
  * confidence, the decision's choice); an hour already stored (by an overlapping run) is kept as it
- * is. Returns how many this call wrote.
+ * is. Rows go in key order, so overlapping writers of the same hours wait for each other instead
+ * of deadlocking. Returns how many this call wrote.
  */
 export async function insertReplayedForecasts(
   db: Database,
@@ -46,17 +47,19 @@ export async function insertReplayedForecasts(
   const written = await db
     .insert(replayedForecasts)
     .values(
-      forecasts.map((forecast) => ({
-        originHour: new Date(forecast.originHour),
-        replayedAt: new Date(replayedAt),
-        currentAverageGwei: forecast.current,
-        points: forecast.points.map(({ average, confidence }) => ({ average, confidence })),
-        decision: {
-          recommendation: forecast.decision.recommendation,
-          nextBestAt: forecast.decision.nextBestAt,
-        },
-        outcome: forecast.outcome,
-      })),
+      [...forecasts]
+        .sort((a, b) => a.originHour - b.originHour)
+        .map((forecast) => ({
+          originHour: new Date(forecast.originHour),
+          replayedAt: new Date(replayedAt),
+          currentAverageGwei: forecast.current,
+          points: forecast.points.map(({ average, confidence }) => ({ average, confidence })),
+          decision: {
+            recommendation: forecast.decision.recommendation,
+            nextBestAt: forecast.decision.nextBestAt,
+          },
+          outcome: forecast.outcome,
+        })),
     )
     .onConflictDoNothing()
     .returning({ originHour: replayedForecasts.originHour });

@@ -211,6 +211,20 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
     expect(await read('?window=30d')).toMatchObject({ source: 'backtest', origins: 47 });
   });
 
+  it('serves no stored summary that does not fit the response (another version of the code wrote it)', async () => {
+    await engine.withDb((db) =>
+      db.execute(
+        sql`INSERT INTO backtest_summaries VALUES ('7d', ${iso(NOW_HOUR)}, ${iso(NOW)}, '{"origins": "many"}')`,
+      ),
+    );
+    const { app, deps } = appOn(engine.withDb);
+    const body = ForecastAccuracyResponseSchema.parse(
+      await (await app.request('/api/forecast-accuracy')).json(),
+    );
+    expect(body).toMatchObject({ source: 'live', ...NOTHING_SCORED });
+    expect(deps.logs.some((line) => line.includes('stored back-test summary does not fit'))).toBe(true);
+  });
+
   it(`answers from the stored live forecasts once ${LIVE_MIN_FORECASTS} have been scored (source live)`, async () => {
     await importTenDays(engine, () => 10);
     const origins = await storeScoredForecasts(engine, LIVE_MIN_FORECASTS);
