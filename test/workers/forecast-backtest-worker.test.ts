@@ -1,42 +1,18 @@
 // The back-test of stored history, kept by the Worker's Cron Trigger in workerd against PostgreSQL 15
 // through Neon's driver, and served by GET /api/forecast-accuracy without replaying on the request.
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
-import { Pool } from '@neondatabase/serverless';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../functions/index';
 import { scoreForecasts } from '../../lib/forecast/accuracy';
 import { replayForecasts } from '../../lib/forecast/accuracy-replay';
 import { ForecastAccuracyResponseSchema } from '../../lib/schemas/forecast-accuracy';
-import { setup, useNeonRelay, workerEnv } from './test-setup';
+import { query, tick } from './scheduled-tick';
+import { useNeonRelay, workerEnv } from './test-setup';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 beforeAll(useNeonRelay);
-
-async function query(text: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  const pool = new Pool({ connectionString: setup.env.DATABASE_URL });
-  pool.on('error', () => {});
-  try {
-    return (await pool.query(text, params)).rows as Array<Record<string, unknown>>;
-  } finally {
-    await pool.end();
-  }
-}
-
-/** Runs the Worker's `scheduled` handler for one tick and returns what it logged. */
-async function tick(scheduledTime: number): Promise<string[]> {
-  const lines: string[] = [];
-  const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
-  try {
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ scheduledTime, cron: '* * * * *' }), workerEnv, ctx);
-    await waitOnExecutionContext(ctx);
-  } finally {
-    spy.mockRestore();
-  }
-  return lines;
-}
 
 describe('forecast-accuracy back-test in workerd', () => {
   it('is replayed and stored by the Cron Trigger, then served from the store', async () => {
