@@ -59,7 +59,7 @@ export class BacktestStoreError extends Error {
  * Keys on the origin hour and on (window, hour) make any number of overlapping runs store each once.
  */
 export async function runBacktestJob(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'withDb' | 'now' | 'log'>,
   firedAt: number,
   batchSize = REPLAY_BATCH,
 ): Promise<BacktestJobResult> {
@@ -94,8 +94,7 @@ export async function runBacktestJob(
         return { hour, replayed: written, backlog, summary, pruned } as const;
       }),
     );
-    const { replayed: stored, backlog: left, summary, pruned } = result;
-    deps.log.info('backtest', { hour: at, replayed: stored, backlog: left, summary, pruned });
+    deps.log.info('backtest', { ...result, hour: at });
     return result;
   } catch (error) {
     const reason = describeDbError(error);
