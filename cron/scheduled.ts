@@ -1,4 +1,5 @@
 import type { AppDeps } from '../lib/deps';
+import { runBacktestJob } from './backtest-job';
 import { runForecastJob } from './forecast-job';
 import { runSnapshotJob } from './snapshot-job';
 
@@ -10,11 +11,14 @@ export type ScheduledJob = {
 
 /**
  * Jobs run on every scheduler tick, by both hosts (Worker Cron Trigger and Node timer): the 90-second
- * snapshot, and the hourly forecast kept for scoring (a no-op tick once its hour is stored).
+ * snapshot, the hourly forecast kept for scoring, and the hourly back-test of the stored history that
+ * /api/forecast-accuracy answers with until enough live forecasts are scored (each a one-query no-op
+ * tick once its hour is done).
  */
 export const SCHEDULED_JOBS: ScheduledJob[] = [
   { name: 'snapshot', run: runSnapshotJob },
   { name: 'forecast', run: runForecastJob },
+  { name: 'backtest', run: runBacktestJob },
 ];
 
 /**

@@ -11,7 +11,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import type { ForecastOutcome } from '../lib/forecast/accuracy';
+import type { AccuracyFigures, ForecastOutcome } from '../lib/forecast/accuracy';
 
 /**
  * One mainnet reading per 90-second slot (SPEC decision 15). The slot start is the primary key, so
@@ -94,4 +94,49 @@ export const hourlyForecasts = pgTable(
   (table) => [
     index('hourly_forecasts_unscored_idx').on(table.originHour).where(sql`${table.scoredAt} IS NULL`),
   ],
+);
+
+/** A replayed point: the average tier (gwei) the forecast would have said for an hour, and its confidence. */
+export interface ReplayedForecastPoint {
+  average: number;
+  confidence: number;
+}
+
+/** The decision a replayed forecast would have served: what the scorer needs of it. */
+export interface ReplayedDecision {
+  recommendation: 'wait' | 'send_now';
+  nextBestAt: string;
+}
+
+/**
+ * The forecast the service would have served in a past hour, replayed by the scheduled job from the
+ * stored history before that hour (the back-test of stored history, SPEC extension 18), with what
+ * happened after it. Each hour is replayed once, the first run after its 24 hours are over, so a run
+ * replays only the hours not yet stored instead of the whole window.
+ */
+export const replayedForecasts = pgTable('replayed_forecasts', {
+  originHour: timestamp('origin_hour', { withTimezone: true, mode: 'date' }).primaryKey(),
+  replayedAt: timestamp('replayed_at', { withTimezone: true, mode: 'date' }).notNull(),
+  // The hour's own mean, the reading the replayed forecast starts from.
+  currentAverageGwei: doublePrecision('current_average_gwei').notNull(),
+  points: jsonb('points').$type<ReplayedForecastPoint[]>().notNull(),
+  decision: jsonb('decision').$type<ReplayedDecision>().notNull(),
+  outcome: jsonb('outcome').$type<ForecastOutcome>().notNull(),
+});
+
+/**
+ * The scores of the replayed forecasts of a window, made once per hour by the scheduled job, so that
+ * /api/forecast-accuracy answers a young deployment with one read. (window, hour) is the key: any
+ * number of runs store one summary per window and hour.
+ */
+export const backtestSummaries = pgTable(
+  'backtest_summaries',
+  {
+    window: text('accuracy_window').notNull(),
+    // The hour the summary was made for: it scores the replayed forecasts made in the window before it.
+    hour: timestamp('hour', { withTimezone: true, mode: 'date' }).notNull(),
+    computedAt: timestamp('computed_at', { withTimezone: true, mode: 'date' }).notNull(),
+    figures: jsonb('figures').$type<AccuracyFigures>().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.window, table.hour] })],
 );

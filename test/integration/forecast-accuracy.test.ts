@@ -1,22 +1,34 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runBacktestJob } from '../../cron/backtest-job';
 import { runForecastJob } from '../../cron/forecast-job';
 import { createApp } from '../../functions/app';
 import type { AppDeps } from '../../lib/deps';
-import { NOTHING_SCORED } from '../../lib/forecast/accuracy';
+import { NOTHING_SCORED, scoreForecasts } from '../../lib/forecast/accuracy';
+import { replayForecasts } from '../../lib/forecast/accuracy-replay';
+import { forecastGas } from '../../lib/forecast/forecast-gas';
 import { outputSchemaOf } from '../../lib/mcp/tool';
 import { forecastAccuracyTool } from '../../lib/mcp/tools/forecast-accuracy';
 import { ForecastAccuracyResponseSchema } from '../../lib/schemas/forecast-accuracy';
 import { LIVE_MIN_FORECASTS } from '../../lib/services/forecast-accuracy';
 import type { WithDb } from '../../lib/store/database';
 import type { DatabaseEngine } from '../../lib/store/engines';
+import { readHourlyHistory } from '../../lib/store/history-queries';
 import { insertMainnetSnapshots } from '../../lib/store/history-writes';
 import { type HourlyForecastRow, insertHourlyForecast } from '../../lib/store/hourly-forecasts';
 import { slotStartOf } from '../../lib/store/slots';
 import { createTestDeps } from '../helpers/deps';
 import { snapshotsWithHourlyMeans } from '../helpers/hourly-snapshots';
 import { clearHistory, ENGINE_KINDS, type EngineLab, startEngineLab } from './helpers/history-engines';
+
+// Every forecast computed in this file is counted: a request must compute none.
+vi.mock('../../lib/forecast/forecast-gas', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../lib/forecast/forecast-gas')>();
+  return { ...actual, forecastGas: vi.fn(actual.forecastGas) };
+});
+const forecasts = () => vi.mocked(forecastGas).mock.calls.length;
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -98,6 +110,12 @@ async function storeScoredForecasts(engine: DatabaseEngine, count: number) {
   return origins;
 }
 
+/** The scheduler's back-test run of the hour before NOW's (NOW is inside the 5-minute scoring delay). */
+async function runBacktest(engine: DatabaseEngine) {
+  const result = await runBacktestJob(appOn(engine.withDb).deps, NOW);
+  expect(result).toMatchObject({ hour: NOW_HOUR - HOUR_MS, backlog: 0, summary: 'written' });
+}
+
 const daily = (hourStart: number) => 10 + 4 * Math.sin(((hourStart / HOUR_MS) % 24) * (Math.PI / 12));
 
 describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
@@ -109,7 +127,11 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
     await engine.withDb(clearHistory);
   });
 
-  it('answers origins 0 and null figures from an empty store', async () => {
+  it.each([
+    ['before', false],
+    ['after', true],
+  ])('answers origins 0 and null figures from an empty store, %s the scheduled back-test', async (_, ran) => {
+    if (ran) await runBacktest(engine);
     const body = await getAccuracy(engine.withDb);
     expect(body).toEqual({
       citation: `Data from Gas Fee API (https://gas.test), free public Ethereum gas data, updated ${iso(NOW)}`,
@@ -120,31 +142,94 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
     });
   });
 
-  it('replays imported history when no live forecast exists (source backtest)', async () => {
+  it('answers origins 0 and null figures from imported history before the first scheduled back-test', async () => {
     await importTenDays(engine, daily);
+    const before = forecasts();
     for (const window of ['7d', '30d'] as const) {
+      const body = await getAccuracy(engine.withDb, `?window=${window}`);
+      expect(body).toMatchObject({ window, source: 'live', ...NOTHING_SCORED });
+    }
+    // Nothing was replayed on the request path.
+    expect(forecasts()).toBe(before);
+  });
+
+  it('serves the back-test the scheduled job stored when no live forecast exists (source backtest)', async () => {
+    await importTenDays(engine, daily);
+    await runBacktest(engine);
+    const { hours } = await engine.withDb((db) => readHourlyHistory(db, 0));
+    // What the in-process replay of the same stored history gave, for the hour the job summarised.
+    const whole = replayForecasts(
+      hours.filter((point) => point.time < NOW_HOUR - HOUR_MS),
+      NOW_HOUR - 31 * DAY_MS,
+    );
+    const before = forecasts();
+    for (const [window, days] of [
+      ['7d', 7],
+      ['30d', 30],
+    ] as const) {
       const body = await getAccuracy(engine.withDb, `?window=${window}`);
       expect(body.window).toBe(window);
       expect(body.source).toBe('backtest');
-      // From a week after the first stored hour to the last hour whose 24 hours are all over.
-      expect(body.origins).toBe(48);
+      // From a week after the first stored hour to the last hour whose 24 hours were over when the
+      // job ran (it judges an hour 5 minutes after it ends).
+      expect(body.origins).toBe(47);
       expect(body.scoredFrom).toBe(iso(NOW_HOUR - 72 * HOUR_MS));
-      expect(body.scoredTo).toBe(iso(NOW_HOUR - 25 * HOUR_MS));
+      expect(body.scoredTo).toBe(iso(NOW_HOUR - 26 * HOUR_MS));
+      const { citation, tier, window: _, source, ...figures } = body;
+      expect(figures).toEqual(
+        scoreForecasts(whole.filter((f) => f.originHour > NOW_HOUR - HOUR_MS - days * DAY_MS)),
+      );
       expect(body.mae?.model).toBeGreaterThan(0);
       // A clean daily rhythm: the model beats both baselines.
       expect(body.mae?.model).toBeLessThan(body.mae?.persistence ?? 0);
       expect(body.maeByLeadHours?.map((l) => l.hoursAhead)).toEqual(
         Array.from({ length: 24 }, (_, i) => i + 1),
       );
-      expect((body.calibration ?? []).reduce((n, b) => n + b.count, 0)).toBe(48 * 24);
+      expect((body.calibration ?? []).reduce((n, b) => n + b.count, 0)).toBe(47 * 24);
       expect(body.decision?.oracleSavingPct).toBeGreaterThan(0);
-      expect(body.citation).toMatch(new RegExp(`updated ${iso(NOW_HOUR)}$`));
+      expect(citation).toMatch(new RegExp(`updated ${iso(NOW_HOUR - HOUR_MS)}$`));
     }
+    // The figures were read, not replayed: no forecast computed, and the same answer with the
+    // history the replay came from deleted.
+    expect(forecasts()).toBe(before);
+    const served = await getAccuracy(engine.withDb, '?window=30d');
+    await engine.withDb((db) => db.execute(sql`TRUNCATE mainnet_snapshots`));
+    expect(await getAccuracy(engine.withDb, '?window=30d')).toEqual(served);
+    expect(forecasts()).toBe(before);
+  });
+
+  it('serves no back-test summary made before the window began', async () => {
+    await importTenDays(engine, daily);
+    await runBacktest(engine);
+    // The same summary, read eight days later: outside 7d, still inside 30d.
+    const later = appOn(engine.withDb, { now: () => NOW + 8 * DAY_MS }).app;
+    const read = async (query: string) =>
+      ForecastAccuracyResponseSchema.parse(
+        await (await later.request(`/api/forecast-accuracy${query}`)).json(),
+      );
+    expect(await read('?window=7d')).toMatchObject({ source: 'live', ...NOTHING_SCORED });
+    expect(await read('?window=30d')).toMatchObject({ source: 'backtest', origins: 47 });
+  });
+
+  it('serves no stored summary that does not fit the response (another version of the code wrote it)', async () => {
+    await engine.withDb((db) =>
+      db.execute(
+        sql`INSERT INTO backtest_summaries VALUES ('7d', ${iso(NOW_HOUR)}, ${iso(NOW)}, '{"origins": "many"}')`,
+      ),
+    );
+    const { app, deps } = appOn(engine.withDb);
+    const body = ForecastAccuracyResponseSchema.parse(
+      await (await app.request('/api/forecast-accuracy')).json(),
+    );
+    expect(body).toMatchObject({ source: 'live', ...NOTHING_SCORED });
+    expect(deps.logs.some((line) => line.includes('stored back-test summary does not fit'))).toBe(true);
   });
 
   it(`answers from the stored live forecasts once ${LIVE_MIN_FORECASTS} have been scored (source live)`, async () => {
     await importTenDays(engine, () => 10);
     const origins = await storeScoredForecasts(engine, LIVE_MIN_FORECASTS);
+    // A stored back-test scoring more forecasts does not outrank enough live ones.
+    await runBacktest(engine);
     const body = await getAccuracy(engine.withDb);
     expect(body.source).toBe('live');
     expect(body.origins).toBe(LIVE_MIN_FORECASTS);
@@ -172,12 +257,13 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
     });
   });
 
-  it(`replays the history while fewer than ${LIVE_MIN_FORECASTS} live forecasts have been scored`, async () => {
+  it(`serves the stored back-test while fewer than ${LIVE_MIN_FORECASTS} live forecasts have been scored`, async () => {
     await importTenDays(engine, () => 10);
     await storeScoredForecasts(engine, LIVE_MIN_FORECASTS - 1);
+    await runBacktest(engine);
     const body = await getAccuracy(engine.withDb);
     expect(body.source).toBe('backtest');
-    expect(body.origins).toBe(48);
+    expect(body.origins).toBe(47);
   });
 });
 

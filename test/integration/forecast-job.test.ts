@@ -1,11 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ForecastJobResult, runForecastJob } from '../../cron/forecast-job';
 import { createApp } from '../../functions/app';
-import type { AppDeps } from '../../lib/deps';
 import { GasPredictionsResponseSchema } from '../../lib/schemas/forecast';
 import { getGasPredictions } from '../../lib/services/gas-predictions';
-import type { DatabaseEngine } from '../../lib/store/engines';
 import { insertMainnetSnapshots } from '../../lib/store/history-writes';
 import {
   type HourlyForecastRow,
@@ -14,48 +12,18 @@ import {
 } from '../../lib/store/hourly-forecasts';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { snapshotsWithHourlyMeans } from '../helpers/hourly-snapshots';
-import { startUpstreams, type Upstreams } from '../upstreams';
-import {
-  clearHistory,
-  countRows,
-  ENGINE_KINDS,
-  type EngineLab,
-  queryRows,
-  startEngineLab,
-} from './helpers/history-engines';
+import { clearHistory, countRows, ENGINE_KINDS, queryRows } from './helpers/history-engines';
+import { useJobLab } from './helpers/job-lab';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const MINUTE_MS = 60_000;
 
-// One clock for the simulators and the app, as in the snapshot job's tests.
-let clockMs = Date.now();
-const now = () => clockMs;
+const jobs = useJobLab();
+const { clock, now } = jobs;
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 
-let up: Upstreams;
-let lab: EngineLab;
-const engines = new Map<string, DatabaseEngine>();
-
-beforeAll(async () => {
-  [up, lab] = await Promise.all([startUpstreams({ now }), startEngineLab()]);
-  for (const kind of ENGINE_KINDS) engines.set(kind, await lab.open(kind));
-});
-afterEach(async () => {
-  await up.reset();
-  clockMs = Date.now();
-});
-afterAll(async () => {
-  await up?.close();
-  await lab?.close();
-});
-
-function depsOn(engine: DatabaseEngine, overrides: Partial<AppDeps> = {}): TestDeps {
-  return createTestDeps(
-    { ...up.env, UPSTREAM_TIMEOUT_MS: '500' },
-    { now, withDb: engine.withDb, ...overrides },
-  );
-}
+const depsOn = jobs.depsOn;
 
 /** A stored forecast made in `originHour` that says every hour will cost `average` gwei. */
 function flatForecast(originHour: number, average: number): HourlyForecastRow {
@@ -85,12 +53,12 @@ function flatForecast(originHour: number, average: number): HourlyForecastRow {
 }
 
 describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
-  const engine = () => engines.get(kind) as DatabaseEngine;
+  const engine = () => jobs.engine(kind);
 
   it('stores the 24-hour forecast the service serves, once under 100 overlapping runs', async () => {
     await engine().withDb(clearHistory);
     const deps = depsOn(engine());
-    const firedAt = clockMs;
+    const firedAt = clock.ms;
     const results: ForecastJobResult[] = await Promise.all(
       Array.from({ length: 100 }, () => runForecastJob(deps, firedAt)),
     );
@@ -99,7 +67,8 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
     expect(await engine().withDb((db) => countRows(db, 'hourly_forecasts'))).toBe(1);
     // One forecast made for all of them: one reading, so no provider was asked twice (a slow first
     // answer may let the hedge ask a second provider once).
-    for (const sim of up.mainnet) expect(sim.requests.byMethod.eth_feeHistory ?? 0).toBeLessThanOrEqual(1);
+    for (const sim of jobs.up.mainnet)
+      expect(sim.requests.byMethod.eth_feeHistory ?? 0).toBeLessThanOrEqual(1);
 
     // It is what GET /api/gas-predictions serves in that hour.
     const served = GasPredictionsResponseSchema.parse(
@@ -132,10 +101,10 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
     expect(row?.scored_at).toBeNull();
 
     // Later ticks in the hour find it stored and ask no upstream.
-    const asked = up.all.reduce((n, sim) => n + sim.requests.total, 0);
-    clockMs = firedAt + 1_000;
-    expect(await runForecastJob(deps, clockMs)).toMatchObject({ stored: 'exists', scored: [] });
-    expect(up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
+    const asked = jobs.up.all.reduce((n, sim) => n + sim.requests.total, 0);
+    clock.ms = firedAt + 1_000;
+    expect(await runForecastJob(deps, clock.ms)).toMatchObject({ stored: 'exists', scored: [] });
+    expect(jobs.up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
   });
 
   it('stores the forecast a request just made without asking any upstream again', async () => {
@@ -144,9 +113,9 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
     const served = GasPredictionsResponseSchema.parse(
       await (await createApp(deps).request('/api/gas-predictions')).json(),
     );
-    const asked = up.all.reduce((n, sim) => n + sim.requests.total, 0);
-    expect(await runForecastJob(deps, clockMs)).toMatchObject({ stored: 'written' });
-    expect(up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
+    const asked = jobs.up.all.reduce((n, sim) => n + sim.requests.total, 0);
+    expect(await runForecastJob(deps, clock.ms)).toMatchObject({ stored: 'written' });
+    expect(jobs.up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
     const [row] = await engine().withDb((db) =>
       queryRows(db, sql`SELECT points->0->>'average' AS first FROM hourly_forecasts`),
     );
@@ -157,7 +126,7 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
     await engine().withDb(clearHistory);
     const hosts = [depsOn(engine()), depsOn(engine())];
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => runForecastJob(hosts[i % 2] as TestDeps, clockMs)),
+      Array.from({ length: 20 }, (_, i) => runForecastJob(hosts[i % 2] as TestDeps, clock.ms)),
     );
     expect(results.filter((r) => r.stored === 'written')).toHaveLength(1);
     expect(await engine().withDb((db) => countRows(db, 'hourly_forecasts'))).toBe(1);
@@ -166,12 +135,12 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
   it('drops a forecast cached in the previous hour and stores one made in the hour of the tick', async () => {
     await engine().withDb(clearHistory);
     const deps = depsOn(engine());
-    const hour = hourOf(clockMs) + HOUR_MS;
-    clockMs = hour - 10_000;
+    const hour = hourOf(clock.ms) + HOUR_MS;
+    clock.ms = hour - 10_000;
     const before = await getGasPredictions(deps, '24h');
     expect(Date.parse(before.predictions[0]?.timestamp ?? '')).toBe(hour);
-    clockMs = hour + 15_000;
-    expect(await runForecastJob(deps, clockMs)).toMatchObject({ originHour: hour, stored: 'written' });
+    clock.ms = hour + 15_000;
+    expect(await runForecastJob(deps, clock.ms)).toMatchObject({ originHour: hour, stored: 'written' });
     const [row] = await engine().withDb((db) =>
       queryRows(db, sql`SELECT points->0->>'timestamp' AS first FROM hourly_forecasts`),
     );
@@ -191,17 +160,17 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
     const deps = depsOn(engine());
 
     // Its last hour ended 4 minutes ago: its last snapshots may still be coming.
-    clockMs = origin + 25 * HOUR_MS + 4 * MINUTE_MS;
-    expect((await runForecastJob(deps, clockMs)).scored).toEqual([]);
+    clock.ms = origin + 25 * HOUR_MS + 4 * MINUTE_MS;
+    expect((await runForecastJob(deps, clock.ms)).scored).toEqual([]);
 
-    clockMs = origin + 25 * HOUR_MS + 6 * MINUTE_MS;
-    const results = await Promise.all(Array.from({ length: 50 }, () => runForecastJob(deps, clockMs)));
+    clock.ms = origin + 25 * HOUR_MS + 6 * MINUTE_MS;
+    const results = await Promise.all(Array.from({ length: 50 }, () => runForecastJob(deps, clock.ms)));
     expect(results.flatMap((r) => r.scored)).toEqual([origin]);
-    expect((await runForecastJob(deps, clockMs + MINUTE_MS)).scored).toEqual([]);
+    expect((await runForecastJob(deps, clock.ms + MINUTE_MS)).scored).toEqual([]);
 
     const { forecasts, latestScoredAt } = await engine().withDb((db) => readScoredForecasts(db, origin - 1));
     expect(forecasts).toHaveLength(1);
-    expect(latestScoredAt).toBe(clockMs);
+    expect(latestScoredAt).toBe(clock.ms);
     const [scored] = forecasts;
     expect(scored?.current).toBe(12);
     const expected = (k: number) => Number(meanOf(origin + k * HOUR_MS).toFixed(9));
@@ -215,34 +184,34 @@ describe.each(ENGINE_KINDS)('hourly forecast job on %s', (kind) => {
 
   it('prunes forecasts older than 35 days when it writes, and never scores them', async () => {
     await engine().withDb(clearHistory);
-    const old = hourOf(clockMs) - 36 * DAY_MS;
+    const old = hourOf(clock.ms) - 36 * DAY_MS;
     await engine().withDb((db) => insertHourlyForecast(db, flatForecast(old, 10)));
-    const result = await runForecastJob(depsOn(engine()), clockMs);
+    const result = await runForecastJob(depsOn(engine()), clock.ms);
     expect(result).toMatchObject({ stored: 'written', scored: [], pruned: 1 });
     expect(await engine().withDb((db) => countRows(db, 'hourly_forecasts'))).toBe(1);
   });
 
   it('stores nothing and reports no failure when no reading exists; the next tick stores it', async () => {
     await engine().withDb(clearHistory);
-    for (const sim of up.mainnet) sim.fault('refuse');
-    up.etherscan.fault('http-500');
+    for (const sim of jobs.up.mainnet) sim.fault('refuse');
+    jobs.up.etherscan.fault('http-500');
     const deps = depsOn(engine());
-    expect(await runForecastJob(deps, clockMs)).toMatchObject({ stored: 'skipped', scored: [] });
+    expect(await runForecastJob(deps, clock.ms)).toMatchObject({ stored: 'skipped', scored: [] });
     expect(deps.logs.some((line) => line.includes('forecast: not stored this tick'))).toBe(true);
-    await up.reset();
-    clockMs += 31_000;
-    expect(await runForecastJob(deps, clockMs)).toMatchObject({ stored: 'written' });
+    await jobs.up.reset();
+    clock.ms += 31_000;
+    expect(await runForecastJob(deps, clock.ms)).toMatchObject({ stored: 'written' });
   });
 });
 
 describe('hourly forecast job when the store fails', () => {
   it('rejects with a store error naming the hour, so the scheduler reports it, and leaks no address', async () => {
-    const deps = createTestDeps(up.env, {
+    const deps = createTestDeps(jobs.up.env, {
       now,
       withDb: () =>
         Promise.reject(new Error('connect ECONNREFUSED postgres://u:pw-secret@10.1.2.3:5432/gas')),
     });
-    await expect(runForecastJob(deps, clockMs)).rejects.toThrow(/forecast of .* not stored or scored/);
+    await expect(runForecastJob(deps, clock.ms)).rejects.toThrow(/forecast of .* not stored or scored/);
     expect(deps.logs.join('\n')).not.toContain('pw-secret');
   });
 });

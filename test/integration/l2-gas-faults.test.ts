@@ -23,9 +23,15 @@ afterAll(async () => {
   await up?.close();
 });
 
-/** One request to a fresh app; a short upstream budget keeps the hang cases quick. */
-async function getL2Gas() {
-  const deps = createTestDeps({ ...up.env, UPSTREAM_TIMEOUT_MS: '400' });
+/**
+ * The upstream budget per call: short where a provider hangs, so those cases stay quick, and ample
+ * otherwise, so a loaded machine's slow but healthy answers are never mistaken for faults.
+ */
+const budgetFor = (mode: FaultMode) => (mode === 'hang' ? '1000' : '10000');
+
+/** One request to a fresh app. */
+async function getL2Gas(mode: FaultMode) {
+  const deps = createTestDeps({ ...up.env, UPSTREAM_TIMEOUT_MS: budgetFor(mode) });
   const res = await createApp(deps).request('/api/l2-gas');
   const raw = await res.text();
   expect(res.status).toBe(200);
@@ -64,7 +70,7 @@ describe('GET /api/l2-gas when L2 providers fail', () => {
     '$name: a first provider with $mode is skipped and the second one serves',
     async ({ name, mode, kind }) => {
       await up.l2[name][0]?.fault(mode);
-      const { body, logs } = await getL2Gas();
+      const { body, logs } = await getL2Gas(mode);
       const served = body.networks.find((n) => n.id === name);
       expect(served?.gasPriceGwei).toBe(await healthyGasPriceGwei(name));
       expect(served?.executionGasCostUsd).toBeGreaterThan(0);
@@ -79,7 +85,7 @@ describe('GET /api/l2-gas when L2 providers fail', () => {
     '$name: with $mode on every provider it is unavailable and the others are served',
     async ({ name, mode }) => {
       await Promise.all(up.l2[name].map((sim) => sim.fault(mode)));
-      const { body } = await getL2Gas();
+      const { body } = await getL2Gas(mode);
       for (const network of body.networks) {
         if (network.id === name) {
           expect(network).toMatchObject({

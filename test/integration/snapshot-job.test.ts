@@ -1,63 +1,31 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runSnapshotJob, type SnapshotResult } from '../../cron/snapshot-job';
-import type { AppDeps } from '../../lib/deps';
-import type { DatabaseEngine } from '../../lib/store/engines';
 import { insertMainnetSnapshot } from '../../lib/store/history-writes';
 import { SLOT_MS, slotStartOf } from '../../lib/store/slots';
-import { createTestDeps, type TestDeps } from '../helpers/deps';
-import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
-import {
-  clearHistory,
-  countRows,
-  ENGINE_KINDS,
-  type EngineLab,
-  queryRows,
-  startEngineLab,
-} from './helpers/history-engines';
+import { expectNoLeaks, L2_NAMES } from '../upstreams';
+import { clearHistory, countRows, ENGINE_KINDS, queryRows } from './helpers/history-engines';
+import { useJobLab } from './helpers/job-lab';
 
 const DAY_MS = 86_400_000;
 const ALL_L2 = [...L2_NAMES].sort();
 
-// One clock for the simulators and the app, so chain heads and freshness checks agree when a test moves it.
-let clockMs = Date.now();
-const now = () => clockMs;
+const jobs = useJobLab();
+const { clock } = jobs;
 
-let up: Upstreams;
-let lab: EngineLab;
-const engines = new Map<string, DatabaseEngine>();
-
-beforeAll(async () => {
-  [up, lab] = await Promise.all([startUpstreams({ now }), startEngineLab()]);
-  for (const kind of ENGINE_KINDS) engines.set(kind, await lab.open(kind));
-});
-afterEach(async () => {
-  await up.reset();
-  clockMs = Date.now();
-});
-afterAll(async () => {
-  await up?.close();
-  await lab?.close();
-});
-
-function depsOn(engine: DatabaseEngine, overrides: Partial<AppDeps> = {}): TestDeps {
-  return createTestDeps(
-    { ...up.env, UPSTREAM_TIMEOUT_MS: '500' },
-    { now, withDb: engine.withDb, ...overrides },
-  );
-}
+const depsOn = jobs.depsOn;
 
 function expectNoSecrets(text: string): void {
-  expectNoLeaks(up, text);
+  expectNoLeaks(jobs.up, text);
 }
 
 describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
-  const engine = () => engines.get(kind) as DatabaseEngine;
+  const engine = () => jobs.engine(kind);
 
   it('writes mainnet and the four L2 networks into the slot holding the tick', async () => {
     await engine().withDb(clearHistory);
     const deps = depsOn(engine());
-    const firedAt = clockMs;
+    const firedAt = clock.ms;
     const result = await runSnapshotJob(deps, firedAt);
     const slotStart = slotStartOf(firedAt);
     expect(result).toEqual({
@@ -92,7 +60,7 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
   it('writes a slot once under 200 overlapping runs, with one upstream read shared by all', async () => {
     await engine().withDb(clearHistory);
     const deps = depsOn(engine());
-    const firedAt = clockMs;
+    const firedAt = clock.ms;
     const results: SnapshotResult[] = await Promise.all(
       Array.from({ length: 200 }, () => runSnapshotJob(deps, firedAt)),
     );
@@ -101,7 +69,10 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
     expect(results.flatMap((r) => r.l2).sort()).toEqual(ALL_L2);
     expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
     expect(await engine().withDb((db) => countRows(db, 'l2_snapshots'))).toBe(4);
-    const feeHistoryCalls = up.mainnet.reduce((n, sim) => n + (sim.requests.byMethod.eth_feeHistory ?? 0), 0);
+    const feeHistoryCalls = jobs.up.mainnet.reduce(
+      (n, sim) => n + (sim.requests.byMethod.eth_feeHistory ?? 0),
+      0,
+    );
     expect(feeHistoryCalls).toBe(1);
   });
 
@@ -109,17 +80,17 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
     await engine().withDb(clearHistory);
     const deps = depsOn(engine());
     // Late in a slot, so the next slot's tick finds the services' caches still young.
-    const first = slotStartOf(clockMs);
-    clockMs = first + 85_000;
-    await runSnapshotJob(deps, clockMs);
-    const asked = up.all.reduce((n, sim) => n + sim.requests.total, 0);
-    clockMs = first + 89_000;
-    const again = await runSnapshotJob(deps, clockMs);
+    const first = slotStartOf(clock.ms);
+    clock.ms = first + 85_000;
+    await runSnapshotJob(deps, clock.ms);
+    const asked = jobs.up.all.reduce((n, sim) => n + sim.requests.total, 0);
+    clock.ms = first + 89_000;
+    const again = await runSnapshotJob(deps, clock.ms);
     expect(again).toMatchObject({ slotStart: first, mainnet: 'exists', l2: [] });
-    expect(up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
+    expect(jobs.up.all.reduce((n, sim) => n + sim.requests.total, 0)).toBe(asked);
 
-    clockMs = first + SLOT_MS + 5_000;
-    const next = await runSnapshotJob(deps, clockMs);
+    clock.ms = first + SLOT_MS + 5_000;
+    const next = await runSnapshotJob(deps, clock.ms);
     expect(next).toMatchObject({ slotStart: first + SLOT_MS, mainnet: 'written' });
     expect([...next.l2].sort()).toEqual(ALL_L2);
     // Each slot holds a reading taken in it, not the previous slot's cached one.
@@ -140,8 +111,8 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
   it('prunes rows older than the retention windows', async () => {
     await engine().withDb(clearHistory);
     // Early in a slot, so the second tick below falls in the same slot.
-    clockMs = slotStartOf(clockMs) + 10_000;
-    const old = slotStartOf(clockMs - 36 * DAY_MS);
+    clock.ms = slotStartOf(clock.ms) + 10_000;
+    const old = slotStartOf(clock.ms - 36 * DAY_MS);
     const oldRow = {
       slotStart: old,
       readAt: old,
@@ -154,18 +125,18 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
     };
     await engine().withDb((db) => insertMainnetSnapshot(db, oldRow));
     const deps = depsOn(engine());
-    const result = await runSnapshotJob(deps, clockMs);
+    const result = await runSnapshotJob(deps, clock.ms);
     expect(result.pruned).toEqual({ mainnet: 1, l2: 0 });
     expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
 
     // A tick that finds its slot complete writes nothing, so it opens no transaction and prunes nothing;
     // the next slot's write prunes again.
     await engine().withDb((db) => insertMainnetSnapshot(db, { ...oldRow, slotStart: old + SLOT_MS }));
-    const again = await runSnapshotJob(deps, clockMs + 1_000);
+    const again = await runSnapshotJob(deps, clock.ms + 1_000);
     expect(again).toMatchObject({ mainnet: 'exists', l2: [], pruned: { mainnet: 0, l2: 0 } });
     expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(2);
-    clockMs = slotStartOf(clockMs) + SLOT_MS + 5_000;
-    const next = await runSnapshotJob(deps, clockMs);
+    clock.ms = slotStartOf(clock.ms) + SLOT_MS + 5_000;
+    const next = await runSnapshotJob(deps, clock.ms);
     expect(next).toMatchObject({ mainnet: 'written', pruned: { mainnet: 1, l2: 0 } });
   });
 });

@@ -6,7 +6,7 @@ import {
   type ScorableForecast,
   scoreForecasts,
 } from '../../lib/forecast/accuracy';
-import { replayForecasts } from '../../lib/forecast/accuracy-replay';
+import { replayableOrigins, replayForecasts, replayOrigins } from '../../lib/forecast/accuracy-replay';
 import { runBacktest } from '../../lib/forecast/backtest';
 
 const HOUR_MS = 3_600_000;
@@ -156,6 +156,19 @@ describe('replayForecasts', () => {
     const slices = [H, H + 175 * HOUR_MS, H + 176 * HOUR_MS, H + 205 * HOUR_MS, H + 300 * HOUR_MS];
     const sliced = slices.slice(0, -1).flatMap((from, i) => replayForecasts(hours, from, slices[i + 1]));
     expect(sliced).toEqual(replayForecasts(hours, H));
+  });
+
+  it('replays any subset of the replayable hours as the whole replay does, so it can be done incrementally', () => {
+    const origins = replayableOrigins(hours, H);
+    expect(origins).toEqual(replayForecasts(hours, H).map((f) => f.originHour));
+    const whole = new Map(replayForecasts(hours, H).map((f) => [f.originHour, f]));
+    // A few, in any order, as the scheduled job may take them.
+    const picked = [origins.at(-1), origins[3], origins[10]] as number[];
+    for (const replayed of replayOrigins(hours, picked))
+      expect(replayed).toEqual(whole.get(replayed.originHour));
+    expect(replayOrigins(hours, picked).map((f) => f.originHour)).toEqual(picked);
+    // An hour not stored is skipped.
+    expect(replayOrigins(hours, [H + 200 * HOUR_MS])).toEqual([]);
   });
 
   it('replays nothing from less than a week of history', () => {

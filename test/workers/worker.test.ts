@@ -41,8 +41,9 @@ describe('Worker host in workerd', () => {
   });
 
   it('runs the scheduled jobs for the tick it was given, and reports a job that cannot run', async () => {
-    // The plain bindings have no DATABASE_URL: the snapshot and forecast jobs must fail, loudly, for
-    // that slot and hour.
+    // The plain bindings have no DATABASE_URL: the snapshot, forecast and back-test jobs must fail,
+    // loudly, for that slot and hour (the back-test's is the hour before: its last hour to judge
+    // ended under 5 minutes ago).
     // (snapshot-job.test.ts runs the same handler against a real database.)
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
@@ -57,9 +58,12 @@ describe('Worker host in workerd', () => {
     }
     const run = lines.find((line) => line.includes('scheduled run'));
     expect(run).toContain('2026-01-01T12:00:00.000Z');
-    expect(run).toContain('"failed":2');
+    expect(run).toContain('"failed":3');
     expect(lines.join('\n')).toMatch(
       /snapshot not stored.*2026-01-01T12:00:00\.000Z.*DATABASE_URL is not set/,
+    );
+    expect(lines.join('\n')).toMatch(
+      /backtest not stored.*2026-01-01T11:00:00\.000Z.*DATABASE_URL is not set/,
     );
     expect(lines.join('\n')).toMatch(
       /forecast not stored or scored.*2026-01-01T12:00:00\.000Z.*DATABASE_URL is not set/,

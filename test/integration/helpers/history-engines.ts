@@ -46,9 +46,11 @@ export async function startEngineLab(): Promise<EngineLab> {
   };
 }
 
-/** Empties the history tables (both snapshot tables and the stored forecasts) between tests. */
+/** Empties the history tables (snapshots, stored and replayed forecasts, back-test summaries) between tests. */
 export async function clearHistory(db: Database): Promise<void> {
-  await db.execute(sql`TRUNCATE mainnet_snapshots, l2_snapshots, hourly_forecasts`);
+  await db.execute(
+    sql`TRUNCATE mainnet_snapshots, l2_snapshots, hourly_forecasts, replayed_forecasts, backtest_summaries`,
+  );
 }
 
 /** Runs raw SQL and returns its rows, whatever the driver's result shape. */
@@ -62,7 +64,12 @@ export async function queryRows(db: Database, query: SQL): Promise<Array<Record<
 /** Counts rows of a history table. */
 export async function countRows(
   db: Database,
-  table: 'mainnet_snapshots' | 'l2_snapshots' | 'hourly_forecasts',
+  table:
+    | 'mainnet_snapshots'
+    | 'l2_snapshots'
+    | 'hourly_forecasts'
+    | 'replayed_forecasts'
+    | 'backtest_summaries',
 ): Promise<number> {
   const rows = await queryRows(db, sql`SELECT count(*)::int AS n FROM ${sql.identifier(table)}`);
   return Number(rows[0]?.n);
