@@ -67,7 +67,9 @@ async function main(): Promise<void> {
   const up = await startUpstreams();
   const dataDir = mkdtempSync(join(tmpdir(), 'gas-bench-throughput-'));
   const seeded = await seedHistory(dataDir, Date.now());
-  console.log(`PGlite in ${dataDir}: ${seeded.mainnet} mainnet and ${seeded.l2} L2 snapshots (35 / 8 days)`);
+  console.log(
+    `PGlite in ${dataDir}: ${seeded.mainnet} mainnet and ${seeded.l2} L2 snapshots (35 / 8 days), back-test caught up`,
+  );
 
   const port = 18_000 + Math.floor(Math.random() * 2000);
   const started = performance.now();
