@@ -1,9 +1,8 @@
-import { createRoute, type z } from '@hono/zod-openapi';
-import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
-import { buildEnvelope } from '../lib/http/envelope';
+import { createRoute } from '@hono/zod-openapi';
+import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { problemResponses } from '../lib/http/problem';
 import { DashboardResponseSchema, toDashboardBody } from '../lib/schemas/forecast';
-import { type Dashboard, getDashboard } from '../lib/services/dashboard';
+import { getDashboard } from '../lib/services/dashboard';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -20,14 +19,12 @@ const route = createRoute({
   },
 });
 
-/** The dashboard, rebuilt only when the service hands back another one. */
-const answer: CachedAnswer<undefined, Dashboard, z.infer<typeof DashboardResponseSchema>> = {
+/** The dashboard, served through the fast path on the Node host. */
+const answer = envelopedAnswer({
   read: (deps) => getDashboard(deps),
-  present: (d, baseUrl) => ({
-    body: () => ({ ...buildEnvelope(d.lastUpdated, baseUrl), ...toDashboardBody(d) }),
-    options: { basis: [d, baseUrl], updatedAt: d.lastUpdated },
-  }),
-};
+  toBody: toDashboardBody,
+  updatedAt: (d) => d.lastUpdated,
+});
 
 /** Registers GET /api/dashboard (SPEC.md section 4, decision 10). */
 export function registerDashboard(app: ApiApp): void {

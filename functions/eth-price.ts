@@ -1,14 +1,8 @@
-import { createRoute, type z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { publicCache } from '../lib/http/cache-control';
-import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
-import { buildEnvelope } from '../lib/http/envelope';
+import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { EthPriceSchema, toEthPriceBody } from '../lib/schemas/eth-price';
-import {
-  getEthPrice,
-  LAST_GOOD_MAX_AGE_MS,
-  PRICE_DEADLINE_MS,
-  type TokenPrice,
-} from '../lib/services/eth-price';
+import { getEthPrice, LAST_GOOD_MAX_AGE_MS, PRICE_DEADLINE_MS } from '../lib/services/eth-price';
 import type { ApiApp } from './app-env';
 
 /** Soft-fail answers are edge-cached for the normal cadence (SPEC.md 3 and decision 12). */
@@ -32,18 +26,14 @@ const route = createRoute({
   },
 });
 
-/** The price, rebuilt only when the service hands back another one; soft failures keep the normal cadence. */
-const answer: CachedAnswer<undefined, TokenPrice, z.infer<typeof EthPriceSchema>> = {
+/** The price; a soft failure keeps the normal cadence, served through the fast path on the Node host. */
+const answer = envelopedAnswer({
   read: (deps) => getEthPrice(deps),
-  present: (price, baseUrl) => ({
-    body: () => ({ ...buildEnvelope(price.updatedAt, baseUrl), ...toEthPriceBody(price) }),
-    options: {
-      basis: [price, baseUrl],
-      updatedAt: price.updatedAt,
-      cacheControl: price.source === 'unavailable' ? publicCache(SOFT_FAIL_CACHE_SECONDS) : undefined,
-    },
-  }),
-};
+  toBody: toEthPriceBody,
+  updatedAt: (price) => price.updatedAt,
+  cacheControl: (price) =>
+    price.source === 'unavailable' ? publicCache(SOFT_FAIL_CACHE_SECONDS) : undefined,
+});
 
 /** Registers GET /api/eth-price (SPEC.md 2.7, 3, 4.2 rule 4, 7, decisions 2-4). */
 export function registerEthPrice(app: ApiApp): void {

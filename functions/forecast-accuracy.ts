@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
-import { buildEnvelope } from '../lib/http/envelope';
+import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import {
@@ -9,7 +8,7 @@ import {
   ForecastAccuracyResponseSchema,
   toForecastAccuracyBody,
 } from '../lib/schemas/forecast-accuracy';
-import { type ForecastAccuracy, getForecastAccuracy } from '../lib/services/forecast-accuracy';
+import { getForecastAccuracy } from '../lib/services/forecast-accuracy';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -40,18 +39,12 @@ const route = createRoute({
   },
 });
 
-/** One window's scores, rebuilt only when the service hands back others. */
-const answer: CachedAnswer<
-  { window: AccuracyWindow },
-  ForecastAccuracy,
-  z.infer<typeof ForecastAccuracyResponseSchema>
-> = {
-  read: (deps, { window }) => getForecastAccuracy(deps, window),
-  present: (accuracy, baseUrl) => ({
-    body: () => ({ ...buildEnvelope(accuracy.updatedAt, baseUrl), ...toForecastAccuracyBody(accuracy) }),
-    options: { basis: [accuracy, baseUrl], updatedAt: accuracy.updatedAt },
-  }),
-};
+/** One window's scores, served through the fast path on the Node host. */
+const answer = envelopedAnswer({
+  read: (deps, { window }: { window: AccuracyWindow }) => getForecastAccuracy(deps, window),
+  toBody: toForecastAccuracyBody,
+  updatedAt: (accuracy) => accuracy.updatedAt,
+});
 
 /** Registers GET /api/forecast-accuracy (SPEC extension 18). */
 export function registerForecastAccuracy(app: ApiApp): void {

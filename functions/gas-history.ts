@@ -1,10 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
-import { buildEnvelope } from '../lib/http/envelope';
+import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasHistoryResponseSchema, HISTORY_RANGES, toGasHistoryBody } from '../lib/schemas/history';
-import { type GasHistory, getGasHistory } from '../lib/services/gas-history';
+import { getGasHistory } from '../lib/services/gas-history';
 import type { HistoryRange } from '../lib/store/history-buckets';
 import type { ApiApp } from './app-env';
 
@@ -29,14 +28,12 @@ const route = createRoute({
   },
 });
 
-/** One range's buckets, rebuilt only when the service hands back another reading. */
-const answer: CachedAnswer<{ range: HistoryRange }, GasHistory, z.infer<typeof GasHistoryResponseSchema>> = {
-  read: (deps, { range }) => getGasHistory(deps, range),
-  present: (history, baseUrl) => ({
-    body: () => ({ ...buildEnvelope(history.updatedAt, baseUrl), ...toGasHistoryBody(history) }),
-    options: { basis: [history, baseUrl], updatedAt: history.updatedAt },
-  }),
-};
+/** One range's buckets, served through the fast path on the Node host. */
+const answer = envelopedAnswer({
+  read: (deps, { range }: { range: HistoryRange }) => getGasHistory(deps, range),
+  toBody: toGasHistoryBody,
+  updatedAt: (history) => history.updatedAt,
+});
 
 /** Registers GET /api/gas-history (SPEC 2.9, 4.2 rule 3, decision 9). */
 export function registerGasHistory(app: ApiApp): void {

@@ -1,10 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
-import { buildEnvelope } from '../lib/http/envelope';
+import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasPredictionsResponseSchema, TIMEFRAMES, toGasPredictionsBody } from '../lib/schemas/forecast';
-import { type GasPredictions, getGasPredictions } from '../lib/services/gas-predictions';
+import { getGasPredictions } from '../lib/services/gas-predictions';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -30,18 +29,13 @@ const route = createRoute({
   },
 });
 
-/** One horizon's forecast, rebuilt only when the service hands back another one. */
-const answer: CachedAnswer<
-  { timeframe: (typeof TIMEFRAMES)[number] },
-  GasPredictions,
-  z.infer<typeof GasPredictionsResponseSchema>
-> = {
-  read: (deps, { timeframe }) => getGasPredictions(deps, timeframe),
-  present: (p, baseUrl) => ({
-    body: () => ({ ...buildEnvelope(p.lastUpdated, baseUrl), ...toGasPredictionsBody(p) }),
-    options: { basis: [p, baseUrl], updatedAt: p.lastUpdated },
-  }),
-};
+/** One horizon's forecast, served through the fast path on the Node host. */
+const answer = envelopedAnswer({
+  read: (deps, { timeframe }: { timeframe: (typeof TIMEFRAMES)[number] }) =>
+    getGasPredictions(deps, timeframe),
+  toBody: toGasPredictionsBody,
+  updatedAt: (p) => p.lastUpdated,
+});
 
 /** Registers GET /api/gas-predictions (SPEC.md section 4, decision 8). */
 export function registerGasPredictions(app: ApiApp): void {

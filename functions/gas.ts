@@ -1,9 +1,8 @@
-import { createRoute, type z } from '@hono/zod-openapi';
-import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
-import { buildEnvelope } from '../lib/http/envelope';
+import { createRoute } from '@hono/zod-openapi';
+import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { problemResponses } from '../lib/http/problem';
 import { GasResponseSchema, toGasBody } from '../lib/schemas/current-gas';
-import { type CurrentGasReading, getCurrentGas } from '../lib/services/current-gas';
+import { getCurrentGas } from '../lib/services/current-gas';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -21,14 +20,12 @@ const route = createRoute({
   },
 });
 
-/** The current tiers, rebuilt only when the service hands back another reading. */
-const answer: CachedAnswer<undefined, CurrentGasReading, z.infer<typeof GasResponseSchema>> = {
+/** The current tiers, served through the fast path on the Node host. */
+const answer = envelopedAnswer({
   read: (deps) => getCurrentGas(deps),
-  present: (reading, baseUrl) => ({
-    body: () => ({ ...buildEnvelope(reading.updatedAt, baseUrl), ...toGasBody(reading) }),
-    options: { basis: [reading, baseUrl], updatedAt: reading.updatedAt },
-  }),
-};
+  toBody: toGasBody,
+  updatedAt: (reading) => reading.updatedAt,
+});
 
 /** Registers GET /api/gas: the current mainnet tiers alone, for clients that need nothing else. */
 export function registerGas(app: ApiApp): void {

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
-import { buildEnvelope } from '../lib/http/envelope';
+import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import {
@@ -9,7 +8,7 @@ import {
   L2GasHistoryResponseSchema,
   toL2GasHistoryBody,
 } from '../lib/schemas/history';
-import { getL2GasHistory, type L2GasHistory } from '../lib/services/l2-gas-history';
+import { getL2GasHistory } from '../lib/services/l2-gas-history';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -33,18 +32,13 @@ const route = createRoute({
   },
 });
 
-/** One network's samples, rebuilt only when the service hands back another reading. */
-const answer: CachedAnswer<
-  { network: (typeof L2_HISTORY_NETWORKS)[number]; hours: string },
-  L2GasHistory,
-  z.infer<typeof L2GasHistoryResponseSchema>
-> = {
-  read: (deps, query) => getL2GasHistory(deps, query.network, Number(query.hours)),
-  present: (history, baseUrl) => ({
-    body: () => ({ ...buildEnvelope(history.updatedAt, baseUrl), ...toL2GasHistoryBody(history) }),
-    options: { basis: [history, baseUrl], updatedAt: history.updatedAt },
-  }),
-};
+/** One network's samples, served through the fast path on the Node host. */
+const answer = envelopedAnswer({
+  read: (deps, query: { network: (typeof L2_HISTORY_NETWORKS)[number]; hours: string }) =>
+    getL2GasHistory(deps, query.network, Number(query.hours)),
+  toBody: toL2GasHistoryBody,
+  updatedAt: (history) => history.updatedAt,
+});
 
 /** Registers GET /api/l2-gas-history (SPEC 2.11, 4.2 rule 6, decision 11). */
 export function registerL2GasHistory(app: ApiApp): void {

@@ -1,14 +1,8 @@
-import { createRoute, type z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { publicCache } from '../lib/http/cache-control';
-import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
-import { buildEnvelope } from '../lib/http/envelope';
+import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { L2GasResponseSchema, toL2GasBody } from '../lib/schemas/l2-gas';
-import {
-  getL2Gas,
-  L2_GAS_DEGRADED_TTL_MS,
-  L2_LAST_GOOD_MAX_AGE_MS,
-  type L2GasResult,
-} from '../lib/services/l2-gas';
+import { getL2Gas, L2_GAS_DEGRADED_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from '../lib/services/l2-gas';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -35,18 +29,13 @@ const route = createRoute({
   },
 });
 
-/** The four networks, rebuilt only when the service hands back another answer; degraded ones live shorter. */
-const answer: CachedAnswer<undefined, L2GasResult, z.infer<typeof L2GasResponseSchema>> = {
+/** The four networks; a degraded answer lives shorter, served through the fast path on the Node host. */
+const answer = envelopedAnswer({
   read: (deps) => getL2Gas(deps),
-  present: (result, baseUrl) => ({
-    body: () => ({ ...buildEnvelope(result.fetchedAt, baseUrl), ...toL2GasBody(result) }),
-    options: {
-      basis: [result, baseUrl],
-      updatedAt: result.fetchedAt,
-      cacheControl: result.degraded ? publicCache(L2_GAS_DEGRADED_TTL_MS / 1000) : undefined,
-    },
-  }),
-};
+  toBody: toL2GasBody,
+  updatedAt: (result) => result.fetchedAt,
+  cacheControl: (result) => (result.degraded ? publicCache(L2_GAS_DEGRADED_TTL_MS / 1000) : undefined),
+});
 
 /** Registers GET /api/l2-gas (SPEC.md 2.10, 4.2 rule 5, decisions 4-6). */
 export function registerL2Gas(app: ApiApp): void {

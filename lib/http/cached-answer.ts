@@ -1,7 +1,7 @@
 import type { Context, TypedResponse } from 'hono';
 import type { AppDeps } from '../deps';
 import { answerJson, type CachedJsonOptions, cacheKeyOf, type RenderedJsonCache } from './cached-json';
-import { publicBaseUrl } from './envelope';
+import { buildEnvelope, type Envelope, publicBaseUrl } from './envelope';
 
 /**
  * A cacheable endpoint in two steps: `read` gets its domain value from a (cached) service, `present`
@@ -12,6 +12,29 @@ import { publicBaseUrl } from './envelope';
 export interface CachedAnswer<Q, V, B> {
   read(deps: AppDeps, query: Q): Promise<V>;
   present(value: V, baseUrl: string): { body: B | (() => B); options: CachedJsonOptions };
+}
+
+/**
+ * The usual cacheable endpoint: the envelope (its citation dated by `updatedAt`) and `toBody(value)`,
+ * with Last-Modified at `updatedAt` and the path's Cache-Control unless `cacheControl` says otherwise;
+ * the body is built again only when the service hands back another value (or the base address changes).
+ */
+export function envelopedAnswer<Q, V, B extends object>(spec: {
+  read: (deps: AppDeps, query: Q) => Promise<V>;
+  toBody: (value: V) => B;
+  updatedAt: (value: V) => Date | number | string;
+  cacheControl?: (value: V) => string | undefined;
+}): CachedAnswer<Q, V, Envelope & B> {
+  return {
+    read: spec.read,
+    present(value, baseUrl) {
+      const updatedAt = spec.updatedAt(value);
+      return {
+        body: () => ({ ...buildEnvelope(updatedAt, baseUrl), ...spec.toBody(value) }),
+        options: { basis: [value, baseUrl], updatedAt, cacheControl: spec.cacheControl?.(value) },
+      };
+    },
+  };
 }
 
 /** What answering one URL again takes: its endpoint, its validated query and its rendered-cache key. */
