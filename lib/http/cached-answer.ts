@@ -5,7 +5,7 @@ import { buildEnvelope, type Envelope, publicBaseUrl } from './envelope';
 
 /**
  * A cacheable endpoint in two steps: `read` gets its domain value from a (cached) service, `present`
- * makes the body and cachedJson's options from it. Both hosts serve it through the app; the split
+ * makes the body and answerJson's options from it. Both hosts serve it through the app; the split
  * lets the Node host answer a URL the app has already routed and validated without running the app
  * again (AnswerRoutes), through the very same steps.
  */

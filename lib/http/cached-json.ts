@@ -1,4 +1,4 @@
-import type { Context, TypedResponse } from 'hono';
+import type { Context } from 'hono';
 import { cacheControlFor } from './cache-control';
 import { markStamped, responseHeaderRecord } from './headers';
 
@@ -9,7 +9,7 @@ interface RenderedJson {
   etag: string;
   headers: Readonly<Record<string, string>>;
   notModifiedHeaders: Readonly<Record<string, string>>;
-  /** The values the body was last built from (see cachedJson's `basis`). */
+  /** The values the body was last built from (see answerJson's `basis`). */
   basis?: readonly unknown[];
 }
 
@@ -27,27 +27,6 @@ export interface CachedJsonOptions {
   basis?: readonly unknown[];
 }
 
-/**
- * Answers a cacheable GET with `body` as JSON, rendered once per distinct body: while the services
- * hand back the same data (they cache it per refresh), every request gets the same bytes and headers
- * without serialising again. Carries a strong ETag, Last-Modified (the data's time) and the path's
- * Cache-Control; a matching If-None-Match gets a 304 with the same headers and no body (SPEC ext 21).
- *
- * `body` may be a function: with `basis` (the values the body is made from, such as the service's
- * cached reading and the base address), it is not even built while those values are the same ones.
- */
-export function cachedJson<T, E extends { Variables: { rendered: RenderedJsonCache } }>(
-  // biome-ignore lint/suspicious/noExplicitAny: any route path and input
-  c: Context<E, any, any>,
-  body: T | (() => T),
-  options: CachedJsonOptions = {},
-): Promise<Response & TypedResponse<T, 200, 'json'>> {
-  const request = { key: cacheKeyOf(c), path: c.req.path, ifNoneMatch: c.req.header('If-None-Match') };
-  return answerJson(c.get('rendered'), request, body, options) as Promise<
-    Response & TypedResponse<T, 200, 'json'>
-  >;
-}
-
 /** What of a request a cached answer depends on: its rendered-cache key, its path and its If-None-Match. */
 export interface CachedRequest {
   key: string;
@@ -55,7 +34,16 @@ export interface CachedRequest {
   ifNoneMatch: string | undefined;
 }
 
-/** The one place a cached JSON answer (200 or 304) is made; cachedJson and the Node host's fast path both call it. */
+/**
+ * Answers a cacheable GET with `body` as JSON, rendered once per distinct body: while the services
+ * hand back the same data (they cache it per refresh), every request gets the same bytes and headers
+ * without serialising again. Carries a strong ETag, Last-Modified (the data's time) and the path's
+ * Cache-Control; a matching If-None-Match gets a 304 with the same headers and no body (SPEC ext 21).
+ * The one place a cached answer is made, in the app and on the Node host's fast path alike.
+ *
+ * `body` may be a function: with `basis` (the values the body is made from, such as the service's
+ * cached reading and the base address), it is not even built while those values are the same ones.
+ */
 export async function answerJson(
   cache: RenderedJsonCache,
   request: CachedRequest,
