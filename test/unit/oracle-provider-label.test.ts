@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../lib/config';
-import { redactUrls } from '../../lib/log';
+import { createLogger, redactUrls } from '../../lib/log';
 import { labelFromUrl, labelProviders } from '../../lib/upstream/provider-label';
 
 /** The labels the configuration gives a MAINNET_RPC_URLS value. */
@@ -164,5 +164,20 @@ describe('redactUrls (every log line passes through it)', () => {
     const line =
       '2026-11-23T08:00:00.000Z warn rpc attempt failed {"provider":"rpc-1","kind":"timeout","ageMs":42000}';
     expect(redactUrls(line)).toBe(line);
+  });
+
+  it('skips only lines with nothing to redact: no ":", no "." and no localhost', () => {
+    expect(redactUrls('GET /api/gas 200 1ms')).toBe('GET /api/gas 200 1ms');
+    expect(redactUrls('GET /localhost 404 0ms')).toBe('GET /[address] 404 0ms');
+    expect(redactUrls('GET /LocalHost 404 0ms')).toBe('GET /[address] 404 0ms');
+  });
+
+  it('a logged line keeps its time and has its message and fields redacted', () => {
+    const lines: string[] = [];
+    createLogger((line) => lines.push(line)).warn('refused by 10.0.0.5:8545', { at: 'http://10.0.0.5/k3y' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z warn refused by \[address\] \{"at":"\[url\]"\}$/,
+    );
   });
 });
