@@ -91,7 +91,6 @@ async function main(): Promise<void> {
   console.log(`npm start tree: ${procs.map((p) => `${p.pid} ${p.cmd.slice(0, 60)}`).join(' | ')}`);
   console.log(`server RSS when ready: ${mib(rssOf(server.pid))}, tree ${mib(tree.sample())}`);
 
-  // The reference serves, per path, the very bytes the host serves there.
   // The reference serves, per path, the very bytes (and, in one form, the headers) the host serves there.
   const pages: Record<
     string,
