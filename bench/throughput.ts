@@ -5,7 +5,7 @@
 // and errors, upstream requests, peak RSS of the server and of the `npm start` tree, and time to ready.
 // `--soak` then keeps a steady load for MINUTES (default 10) and prints RSS every 30 s.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -17,9 +17,22 @@ import { seedHistory } from './seed-history';
 
 const ENDPOINTS: readonly string[] = CACHEABLE_REQUESTS;
 
-/** Starts a process and resolves once `ready` matches its output. */
-function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp) {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts a process and resolves once `ready` matches its output. With `logFile`, its output goes to
+ * that file, as with `npm start >> gas.log`: a pipe to this process, which also runs the load
+ * generator, is drained too slowly under load, and the host's stdout queue (one log line per
+ * request) then grew its memory by tens of MB.
+ */
+function startProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  logFile?: string,
+) {
+  const fd = logFile ? openSync(logFile, 'a') : undefined;
+  const child = spawn(command, args, { env, stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'] });
+  if (fd !== undefined) closeSync(fd);
   let out = '';
   const collect = (chunk: Buffer) => {
     // Keep only the tail: the host logs one line per request.
@@ -27,15 +40,21 @@ function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, r
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
+  // The start-up lines come first in the file; later ones are the requests' log.
+  const output = () => (logFile ? readFileSync(logFile).subarray(0, 20_000).toString() : out);
   const started = new Promise<RegExpMatchArray>((resolve, reject) => {
     const check = () => {
-      const match = out.match(ready);
+      const match = output().match(ready);
       if (match) resolve(match);
+      return match;
     };
-    child.stdout?.on('data', check);
-    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${out}`)));
+    if (logFile) {
+      const poll = setInterval(() => check() && clearInterval(poll), 10);
+      child.once('exit', () => clearInterval(poll));
+    } else child.stdout?.on('data', check);
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output()}`)));
   });
-  return { child, started, output: () => out };
+  return { child, started, output };
 }
 
 async function firstOk(url: string): Promise<void> {
@@ -74,7 +93,7 @@ async function main(): Promise<void> {
   const port = 18_000 + Math.floor(Math.random() * 2000);
   const started = performance.now();
   const env = { ...process.env, ...up.env, PORT: String(port), DATA_DIR: dataDir };
-  const host = startProcess('npm', ['start', '--silent'], env, /info listening/);
+  const host = startProcess('npm', ['start', '--silent'], env, /info listening/, join(dataDir, 'host.log'));
   const tree = watchTreeRss(host.child.pid as number);
   const base = `http://127.0.0.1:${port}`;
   const listeningMs = host.started.then(() => performance.now() - started);
