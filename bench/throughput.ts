@@ -5,7 +5,7 @@
 // and errors, upstream requests, peak RSS of the server and of the `npm start` tree, and time to ready.
 // `--soak` then keeps a steady load for MINUTES (default 10) and prints RSS every 30 s.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -19,9 +19,9 @@ const ENDPOINTS: readonly string[] = CACHEABLE_REQUESTS;
 
 /**
  * Starts a process and resolves once `ready` matches its output. With `logFile`, its output goes to
- * that file, as with `npm start >> gas.log`: a pipe to this process, which also runs the load
- * generator, is drained too slowly under load, and the host's stdout queue (one log line per
- * request) then grew its memory by tens of MB.
+ * that file, as with `npm start >> gas.log`: through a pipe to this process, which also runs the
+ * load generator, the host's memory grew by tens of MB under load, most likely its queue of log
+ * lines (one per request) waiting for this process to read them.
  */
 function startProcess(
   command: string,
@@ -40,8 +40,8 @@ function startProcess(
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  // The start-up lines come first in the file; later ones are the requests' log.
-  const output = () => (logFile ? readFileSync(logFile).subarray(0, 20_000).toString() : out);
+  // The start-up lines come first in the file; later ones are the requests' log (gigabytes by the end).
+  const output = () => (logFile ? headOf(logFile, 20_000) : out);
   const started = new Promise<RegExpMatchArray>((resolve, reject) => {
     const check = () => {
       const match = output().match(ready);
@@ -55,6 +55,17 @@ function startProcess(
     child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output()}`)));
   });
   return { child, started, output };
+}
+
+/** The first `bytes` of a file, without reading the rest. */
+function headOf(file: string, bytes: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString();
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function firstOk(url: string): Promise<void> {
