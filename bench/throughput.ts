@@ -1,4 +1,4 @@
-// `npm run bench -- throughput [--only PATH] [--soak [MINUTES]]`: the Node host as a self-hoster runs it (`npm start`,
+// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]]`: the Node host as a self-hoster runs it (`npm start`,
 // embedded PGlite holding 35 days of history, the local simulators as upstreams) against a
 // constant-JSON Hono app on the same Node (serving the same bytes per path), both driven by autocannon with 100 connections, endpoint by
 // endpoint, side by side. Prints req/s, p50/p99, the ratio to the constant app, 304 throughput, non-2xx
@@ -112,9 +112,7 @@ async function main(): Promise<void> {
   const readyMs = performance.now() - started;
   const built = /built dist-node/.test(host.output()) ? ' (the bundle was rebuilt first)' : '';
   const procs = processTree(host.child.pid as number);
-  // The server is the deepest process running the entry point (npm, sh and loaders sit above it).
-  const server =
-    procs.filter((p) => /main\.(ts|m?js)\b/.test(p.cmd)).at(-1) ?? (procs.at(-1) as (typeof procs)[0]);
+  const server = serverOf(host.child.pid as number);
   console.log(
     `npm start -> listening: ${(await listeningMs).toFixed(0)} ms, first 200 on /api/gas: ${readyMs.toFixed(0)} ms${built}`,
   );
@@ -210,9 +208,67 @@ async function main(): Promise<void> {
 
   tree.stop();
   await stopProcess(host.child);
+  if (!only || only === STALLED_LOG) await stalledLogReader({ ...env, PORT: String(port + 1) }, port + 1);
   await stopProcess(constant.child);
   await up.close();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** The server in an `npm start` tree: the deepest process running the entry point (npm and sh sit above it). */
+function serverOf(root: number): { pid: number; cmd: string } {
+  const procs = processTree(root);
+  return procs.filter((p) => /main\.(ts|m?js)\b/.test(p.cmd)).at(-1) ?? (procs.at(-1) as (typeof procs)[0]);
+}
+
+/**
+ * The host's log read through a pipe whose reader stops (a stalled log shipper): the same history,
+ * `npm start` with its stdout a pipe this process stops reading once the host is ready, then
+ * STALLED_SECONDS of full load on /api/gas. Prints the server's RSS before and at its peak, then
+ * resumes reading and counts the request lines that arrived and those the host reported dropped.
+ */
+const STALLED_SECONDS = 20;
+const STALLED_LOG = 'stalled-log';
+async function stalledLogReader(env: NodeJS.ProcessEnv, port: number): Promise<void> {
+  const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  let tail = '';
+  let requestLines = 0;
+  let dropped = 0;
+  let ready = false;
+  const onReady: (() => void)[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const lines = (tail + chunk.toString()).split('\n');
+    tail = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.includes(' info GET /api/gas ')) requestLines += 1;
+      const note = line.match(/warn (\d+) log lines dropped/);
+      if (note) dropped += Number(note[1]);
+      if (!ready && /info scheduled run/.test(line)) {
+        ready = true;
+        for (const resolve of onReady) resolve();
+      }
+    }
+  });
+  await new Promise<void>((resolve) => onReady.push(resolve));
+  const server = serverOf(child.pid as number);
+  const before = rssOf(server.pid);
+  child.stdout?.pause();
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}/api/gas`,
+    connections: CONNECTIONS,
+    duration: STALLED_SECONDS,
+  });
+  const peak = rssOf(server.pid, 'VmHWM');
+  child.stdout?.resume();
+  // 'close': the server, which holds the pipe after npm is gone, has exited and every line is read.
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.kill('SIGTERM');
+  await closed;
+  console.log(
+    `\nstalled log reader (stdout a pipe not read during ${STALLED_SECONDS} s of load on /api/gas): ` +
+      `${result.requests.total} requests, non-2xx ${result.non2xx}, errors ${result.errors}; server RSS ` +
+      `${mib(before)} before, peak ${mib(peak)}; request lines written ${requestLines}, reported dropped ${dropped}, ` +
+      `unaccounted ${result.requests.total - requestLines - dropped}`,
+  );
 }
 
 /** A steady mixed load for `minutes`, printing the server's and the tree's RSS every 30 s. */

@@ -1,13 +1,18 @@
 import { ConfigError } from '../config';
 import { createLogger } from '../log';
 import { describeDbError } from '../store/database';
-import { createBufferedOutput } from './buffered-output';
+import { createBoundedWriter, createBufferedOutput } from './buffered-output';
 import { startNodeHost } from './host';
+
+/** How long a clean shutdown waits for the log's last lines to leave through a slow pipe. */
+const SHUTDOWN_DRAIN_MS = 5_000;
 
 /** Entry point of `npm start`: serve until SIGINT/SIGTERM, then shut down cleanly. */
 async function main(): Promise<void> {
-  // One line per request, written in batches; whatever is pending is written before the process ends.
-  const output = createBufferedOutput((chunk) => process.stdout.write(chunk));
+  // One line per request, written in batches, never queued without bound in a pipe whose reader lags;
+  // whatever is pending is written, and has left the process, before a clean shutdown ends it.
+  const stdout = createBoundedWriter(process.stdout);
+  const output = createBufferedOutput(stdout.write);
   process.on('exit', () => output.flush());
   const log = createLogger(output.write);
   const host = await startNodeHost(process.env, { log });
@@ -16,13 +21,20 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     log.info('shutting down', { signal });
-    host.close().then(
-      () => process.exit(0),
-      (error) => {
-        log.error('shutdown failed', { error: String(error) });
-        process.exit(1);
-      },
-    );
+    host
+      .close()
+      .then(
+        () => 0,
+        (error) => {
+          log.error('shutdown failed', { error: String(error) });
+          return 1;
+        },
+      )
+      .then(async (code) => {
+        output.flush();
+        await stdout.drained(SHUTDOWN_DRAIN_MS);
+        process.exit(code);
+      });
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -1,9 +1,9 @@
 // `npm start` as a real process (the prebuilt bundle on plain Node): it serves, logs one line per
 // request (in batches, none lost at shutdown), and exits 0 on SIGINT/SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../helpers/free-port';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
@@ -75,4 +75,53 @@ describe('npm start as a process', () => {
       }
     },
   );
+
+  it('loses no line at shutdown when the log reader lags behind', { timeout: 90_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gas-node-process-'));
+    const port = await findFreePort();
+    // npm start's own command without npm: npm exits on SIGTERM before the server, and Node resumes a
+    // paused pipe when its child exits, so only the server itself shows whether it waits for its log.
+    const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts
+      .start;
+    const child = spawn('sh', ['-c', start], {
+      env: {
+        ...process.env,
+        ...up.env,
+        PATH: `${resolve('node_modules/.bin')}${delimiter}${process.env.PATH}`,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    try {
+      await waitForOutput(child, () => out, /info scheduled run/);
+      // The reader stops: the pipe and this side's buffer fill, and the host queues the rest in-process.
+      child.stdout?.pause();
+      const requests = 10_000;
+      for (let i = 0; i < requests; i += 100) {
+        const batch = await Promise.all(
+          Array.from({ length: 100 }, (_, j) => fetch(`http://127.0.0.1:${port}/api/gas?n=${i + j}`)),
+        );
+        expect(batch.every((r) => r.status === 200)).toBe(true);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      // The host waits for its queue to leave before it exits; the reader comes back a little later.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(child.exitCode).toBe(null);
+      child.stdout?.resume();
+      expect(await exited).toBe(0);
+      expect(out).toContain('"signal":"SIGTERM"');
+      expect(out.match(/GET \/api\/gas 200 \d+ms/g)).toHaveLength(requests);
+      expect(out).not.toMatch(/log lines dropped/);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,5 +1,6 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { createBufferedOutput } from '../../lib/node/buffered-output';
+import { createBoundedWriter, createBufferedOutput } from '../../lib/node/buffered-output';
 import { pathOf } from '../../lib/node/host';
 
 describe('buffered log output', () => {
@@ -55,6 +56,101 @@ describe('buffered log output', () => {
 });
 
 const text = (chunk: Uint8Array) => new TextDecoder().decode(chunk);
+
+/** A real Writable whose reader has stalled: it takes each chunk but completes none until `release`. */
+function stalledStream() {
+  const received: string[] = [];
+  const held: (() => void)[] = [];
+  const stream = new Writable({
+    highWaterMark: 1024,
+    write(chunk: Buffer, _encoding, done) {
+      received.push(chunk.toString());
+      held.push(done);
+    },
+  });
+  // Completing one write lets the stream hand over the next queued one, which is held in turn.
+  const release = async () => {
+    while (held.length > 0) {
+      held.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  return { stream, received, release };
+}
+
+const batch = (from: number, count: number) =>
+  Buffer.from(Array.from({ length: count }, (_, i) => `line ${from + i}\n`).join(''));
+
+describe('bounded log writer', () => {
+  it('stops queueing at the bound while the reader stalls, and says how many lines it dropped', async () => {
+    const { stream, received, release } = stalledStream();
+    const writer = createBoundedWriter(stream, { maxQueued: 1000, now: () => Date.UTC(2026, 10, 24) });
+    // 100 batches of 10 lines (about 80 bytes each) into a reader that takes none of them.
+    for (let i = 0; i < 100; i++) writer.write(batch(i * 10, 10));
+    expect(stream.writableLength).toBeLessThanOrEqual(1000);
+    // The batches grow as the numbers do: those whose sizes add up to at most 1,000 bytes are kept.
+    let kept = 0;
+    for (let queued = 0; queued + batch(kept * 10, 10).byteLength <= 1000; kept++) {
+      queued += batch(kept * 10, 10).byteLength;
+    }
+    expect(kept).toBeGreaterThan(5);
+    expect(writer.dropped()).toBe((100 - kept) * 10);
+
+    await release();
+    expect(stream.writableLength).toBe(0);
+    writer.write(batch(1000, 1));
+    await release();
+    const lines = received.join('').split('\n').filter(Boolean);
+    // The batches that fitted, in order, then the note of the gap, then what came after it.
+    expect(lines.slice(0, kept * 10)).toEqual(Array.from({ length: kept * 10 }, (_, i) => `line ${i}`));
+    expect(lines[kept * 10]).toBe(
+      `2026-11-24T00:00:00.000Z warn ${(100 - kept) * 10} log lines dropped: the log's reader fell behind`,
+    );
+    expect(lines.slice(kept * 10 + 1)).toEqual(['line 1000']);
+    expect(lines).toHaveLength(kept * 10 + 2);
+  });
+
+  it('drops nothing while the reader keeps up', async () => {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk.toString());
+        done();
+      },
+    });
+    const writer = createBoundedWriter(stream, { maxQueued: 100 });
+    for (let i = 0; i < 1000; i++) writer.write(batch(i * 5, 5));
+    await writer.drained(1000);
+    expect(writer.dropped()).toBe(0);
+    expect(chunks.join('').split('\n').filter(Boolean)).toHaveLength(5000);
+  });
+
+  it('drained waits until the queue has left, and reports a gap no later batch reported', async () => {
+    const { stream, received, release } = stalledStream();
+    const writer = createBoundedWriter(stream, { maxQueued: 200 });
+    for (let i = 0; i < 10; i++) writer.write(batch(i * 10, 10));
+    let done = false;
+    const drained = writer.drained(10_000).then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(done).toBe(false);
+    await release();
+    await drained;
+    expect(stream.writableLength).toBe(0);
+    expect(received.join('')).toMatch(/warn \d+ log lines dropped/);
+  });
+
+  it('drained gives up after its timeout when the reader never comes back', async () => {
+    const { stream } = stalledStream();
+    const writer = createBoundedWriter(stream);
+    writer.write(batch(0, 3));
+    const started = Date.now();
+    await writer.drained(50);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    expect(stream.writableLength).toBeGreaterThan(0);
+  });
+});
 
 describe('request log path', () => {
   it('keeps the path and drops the query', () => {
