@@ -4,6 +4,9 @@ import { type DatabaseEngine, openDatabase } from '../../../lib/store/engines';
 import { type NeonRelay, startNeonRelay, useNeonRelay } from './neon-ws-relay';
 import { type PostgresServer, startPostgres } from './postgres-server';
 
+/** How long a connection to the lab's healthy servers may take (production allows 5 s). */
+const HEALTHY_CONNECT_TIMEOUT_MS = 30_000;
+
 /** The three engines every history query is tested on. */
 export const ENGINE_KINDS = ['pglite', 'pg', 'neon'] as const;
 export type EngineKind = (typeof ENGINE_KINDS)[number];
@@ -31,8 +34,16 @@ export async function startEngineLab(): Promise<EngineLab> {
     server,
     relay,
     async open(kind) {
+      // An ample connect budget: these servers are healthy, and a loaded machine may take seconds to
+      // connect hundreds of overlapping writers through the relay (unreachable stores are tested apart).
       const spec =
-        kind === 'pglite' ? { kind } : { kind, url: await server.createDatabase(`${kind}_${++databases}`) };
+        kind === 'pglite'
+          ? { kind }
+          : {
+              kind,
+              url: await server.createDatabase(`${kind}_${++databases}`),
+              connectTimeoutMs: HEALTHY_CONNECT_TIMEOUT_MS,
+            };
       const engine = await openDatabase(spec);
       await engine.migrate();
       opened.push(engine);
