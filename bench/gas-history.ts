@@ -23,6 +23,7 @@ const passThrough: CoalescingCache = {
   get: (_key, _ttl, load) => load(),
   peek: () => undefined,
   delete: () => {},
+  version: () => 0,
 };
 
 function percentile(sorted: number[], p: number): number {

@@ -5,7 +5,7 @@ import type { RenderedJsonCache } from '../lib/http/cached-json';
 
 /**
  * Hono environment of the app: every handler reads its dependencies from `c.var.deps`, and `rendered`
- * holds the app's rendered cacheable answers (answerJson), `routes` the Node host's fast-path index of
+ * holds the app's rendered cacheable answers (renderedJson), `routes` the Node host's fast-path index of
  * answered URLs (absent in the Worker). It lives apart from `app.ts` so that the
  * endpoint modules `app.ts` mounts need not import `app.ts` back.
  */

@@ -12,6 +12,8 @@ export interface CoalescingCache {
   peek<T>(key: string): CacheEntry<T> | undefined;
   /** Forgets `key`. */
   delete(key: string): void;
+  /** A number that changes whenever a value is stored or forgotten (an answer made before it may be out of date). */
+  version(): number;
 }
 
 /**
@@ -25,8 +27,10 @@ export function createCoalescingCache(
   const maxEntries = options.maxEntries ?? 1000;
   const entries = new Map<string, CacheEntry<unknown>>();
   const inFlight = new Map<string, Promise<unknown>>();
+  let version = 0;
 
   const store = (key: string, value: unknown) => {
+    version += 1;
     entries.delete(key);
     entries.set(key, { value, storedAt: now() });
     if (entries.size > maxEntries) {
@@ -57,7 +61,9 @@ export function createCoalescingCache(
       return entries.get(key) as CacheEntry<T> | undefined;
     },
     delete(key: string) {
+      version += 1;
       entries.delete(key);
     },
+    version: () => version,
   };
 }

@@ -1,11 +1,19 @@
 import type { Context, TypedResponse } from 'hono';
 import type { AppDeps } from '../deps';
-import { answerJson, type CachedJsonOptions, cacheKeyOf, type RenderedJsonCache } from './cached-json';
+import { sharedReadVersion } from '../store/shared-read';
+import {
+  type CachedJsonOptions,
+  cacheKeyOf,
+  type RenderedJson,
+  type RenderedJsonCache,
+  renderedJson,
+  respondWith,
+} from './cached-json';
 import { buildEnvelope, type Envelope, publicBaseUrl } from './envelope';
 
 /**
  * A cacheable endpoint in two steps: `read` gets its domain value from a (cached) service, `present`
- * makes the body and answerJson's options from it. Both hosts serve it through the app; the split
+ * makes the body and renderedJson's options from it. Both hosts serve it through the app; the split
  * lets the Node host answer a URL the app has already routed and validated without running the app
  * again (AnswerRoutes), through the very same steps.
  */
@@ -38,7 +46,7 @@ export function envelopedAnswer<Q, V, B extends object>(spec: {
 }
 
 /** What answering one URL again takes: its endpoint, its validated query and its rendered-cache key. */
-interface AnswerRoute {
+export interface AnswerRoute {
   // biome-ignore lint/suspicious/noExplicitAny: routes of every endpoint share one index
   answer: CachedAnswer<any, any, unknown>;
   query: unknown;
@@ -50,13 +58,21 @@ interface AnswerRoute {
  * The Node host's fast path: request URLs the app has answered with a 200 or 304 through a
  * CachedAnswer, so the same URL is answered again without Hono's routing, middleware and query
  * validation (it is known valid: validation depends on the URL alone). Every answer still reads its
- * service and is made by answerJson from the shared rendered cache, so it is the answer the app would
- * give at that moment; only URLs, never responses, are remembered.
+ * service and is made from the shared rendered cache, so it is the answer the app would give at that
+ * moment; only URLs, never responses, are remembered.
+ *
+ * `answerNow` goes one step further and answers without waiting for anything: it serves the rendered
+ * answer the last read of that URL produced while nothing it could depend on has changed: no value
+ * stored or forgotten in the coalescing cache, no new shared reading held or asked for, and for at
+ * most HOT_MS (so a refresh that falls due by time alone is seen within that long). Node then writes
+ * the response in the same turn that parsed the request, as a constant handler's is.
  */
 export interface AnswerRoutes {
   /** The rendered answers, shared with the app. */
   rendered: RenderedJsonCache;
   remember(url: string, route: AnswerRoute): void;
+  /** Answers a GET of a remembered URL at once from its last answer, if that is still current; else undefined. */
+  answerNow(request: Request, deps: AppDeps): Response | undefined;
   /** Answers a GET of a remembered URL; undefined when the app must answer (unknown URL, failed read). */
   answer(request: Request, deps: AppDeps): Promise<Response | undefined>;
   /** The read the fast path already made for `request`, taken once, so a request never reads twice. */
@@ -65,9 +81,21 @@ export interface AnswerRoutes {
   answered(): number;
 }
 
+/** How long a URL's last answer is served without reading its service again (see AnswerRoutes). */
+export const HOT_MS = 100;
+
+/** The last answer of a URL and what it was current for. */
+interface HotAnswer {
+  entry: RenderedJson;
+  until: number;
+  cacheVersion: number;
+  sharedVersion: number;
+}
+
 /** Creates the index; at most `maxUrls` URLs (the oldest forgotten first), since any client can vary a URL. */
 export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000): AnswerRoutes {
   const routes = new Map<string, AnswerRoute>();
+  const hot = new Map<string, HotAnswer>();
   const prefetched = new WeakMap<Request, Promise<unknown>>();
   let answered = 0;
   return {
@@ -75,19 +103,38 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
     remember(url, route) {
       if (routes.has(url)) return;
       routes.set(url, route);
-      if (routes.size > maxUrls) routes.delete(routes.keys().next().value as string);
+      if (routes.size > maxUrls) {
+        const oldest = routes.keys().next().value as string;
+        routes.delete(oldest);
+        hot.delete(oldest);
+      }
+    },
+    answerNow(request, deps) {
+      const last = hot.get(request.url);
+      if (
+        !last ||
+        deps.now() >= last.until ||
+        last.cacheVersion !== deps.cache.version() ||
+        last.sharedVersion !== sharedReadVersion(deps)
+      )
+        return undefined;
+      answered += 1;
+      return respondWith(last.entry, request.headers.get('If-None-Match'));
     },
     async answer(request, deps) {
       const route = routes.get(request.url);
       if (!route) return undefined;
+      // Taken before the read: anything that changes during it makes this answer not current.
+      const since = { cacheVersion: deps.cache.version(), sharedVersion: sharedReadVersion(deps) };
       const read = route.answer.read(deps, route.query);
       try {
-        const ifNoneMatch = request.headers.get('If-None-Match') ?? undefined;
-        const res = await respond(rendered, route, await read, deps, request.url, ifNoneMatch);
+        const entry = await renderedEntry(rendered, route, await read, deps, request.url);
+        hot.set(request.url, { entry, until: deps.now() + HOT_MS, ...since });
         answered += 1;
-        return res;
+        return respondWith(entry, request.headers.get('If-None-Match'));
       } catch {
         // The app answers instead (a problem+json for a failed read), with the read already made.
+        hot.delete(request.url);
         prefetched.set(request, read);
         return undefined;
       }
@@ -114,20 +161,20 @@ export async function serveCached<Q, V, B, E extends CachedEnv>(
   const value = await ((routes?.takePrefetched(c.req.raw) as Promise<V> | undefined) ??
     answer.read(deps, query));
   const route: AnswerRoute = { answer, query, key: cacheKeyOf(c), path: c.req.path };
-  const res = await respond(c.var.rendered, route, value, deps, c.req.url, c.req.header('If-None-Match'));
+  const entry = await renderedEntry(c.var.rendered, route, value, deps, c.req.url);
+  const res = respondWith(entry, c.req.header('If-None-Match'));
   routes?.remember(c.req.url, route);
   return res as Response & TypedResponse<B, 200, 'json'>;
 }
 
-/** The one way a CachedAnswer becomes a response, in the app and on the fast path alike. */
-function respond(
+/** The one way a CachedAnswer becomes a rendered answer, in the app and on the fast path alike. */
+function renderedEntry(
   rendered: RenderedJsonCache,
   route: AnswerRoute,
   value: unknown,
   deps: AppDeps,
   url: string,
-  ifNoneMatch: string | undefined,
-): Promise<Response> {
+): Promise<RenderedJson> {
   const { body, options } = route.answer.present(value, publicBaseUrl(deps.config.publicBaseUrl, url));
-  return answerJson(rendered, { key: route.key, path: route.path, ifNoneMatch }, body, options);
+  return renderedJson(rendered, route.key, route.path, body, options);
 }

@@ -3,13 +3,13 @@ import { cacheControlFor } from './cache-control';
 import { markStamped, responseHeaderRecord } from './headers';
 
 /** One rendered 200: the body it was built from, its bytes and every header it is served with. */
-interface RenderedJson {
+export interface RenderedJson {
   source: unknown;
   bytes: Uint8Array;
   etag: string;
   headers: Readonly<Record<string, string>>;
   notModifiedHeaders: Readonly<Record<string, string>>;
-  /** The values the body was last built from (see answerJson's `basis`). */
+  /** The values the body was last built from (see renderedJson's `basis`). */
   basis?: readonly unknown[];
 }
 
@@ -27,31 +27,26 @@ export interface CachedJsonOptions {
   basis?: readonly unknown[];
 }
 
-/** What of a request a cached answer depends on: its rendered-cache key, its path and its If-None-Match. */
-export interface CachedRequest {
-  key: string;
-  path: string;
-  ifNoneMatch: string | undefined;
-}
-
 /**
- * Answers a cacheable GET with `body` as JSON, rendered once per distinct body: while the services
+ * Renders a cacheable GET's `body` as JSON under `key`, once per distinct body: while the services
  * hand back the same data (they cache it per refresh), every request gets the same bytes and headers
- * without serialising again. Carries a strong ETag, Last-Modified (the data's time) and the path's
- * Cache-Control; a matching If-None-Match gets a 304 with the same headers and no body (SPEC ext 21).
- * The one place a cached answer is made, in the app and on the Node host's fast path alike.
+ * without serialising again (respondWith serves them). Carries a strong ETag, Last-Modified (the
+ * data's time) and the path's Cache-Control; a matching If-None-Match gets a 304 with the same headers
+ * and no body (SPEC ext 21). The one place a cached answer is made, in the app and on the Node host's
+ * fast path alike.
  *
  * `body` may be a function: with `basis` (the values the body is made from, such as the service's
  * cached reading and the base address), it is not even built while those values are the same ones.
  */
-export async function answerJson(
+export async function renderedJson(
   cache: RenderedJsonCache,
-  request: CachedRequest,
+  key: string,
+  path: string,
   body: unknown,
   options: CachedJsonOptions,
-): Promise<Response> {
-  const cacheControl = options.cacheControl ?? cacheControlFor(request.path) ?? 'no-store';
-  let entry = cache.get(request.key);
+): Promise<RenderedJson> {
+  const cacheControl = options.cacheControl ?? cacheControlFor(path) ?? 'no-store';
+  let entry = cache.get(key);
   const fresh = entry?.headers['Cache-Control'] === cacheControl;
   if (!entry || !fresh || !options.basis || !sameBasis(entry.basis, options.basis)) {
     const value = typeof body === 'function' ? (body as () => unknown)() : body;
@@ -59,10 +54,14 @@ export async function answerJson(
       entry = await render(value, cacheControl, options.updatedAt);
     }
     entry.basis = options.basis;
-    cache.set(request.key, entry);
+    cache.set(key, entry);
   }
-  const { ifNoneMatch } = request;
-  const notModified = ifNoneMatch !== undefined && etagMatches(ifNoneMatch, entry.etag);
+  return entry;
+}
+
+/** A rendered answer as a response: a 304 with its headers when `ifNoneMatch` matches its tag, else the 200. */
+export function respondWith(entry: RenderedJson, ifNoneMatch: string | undefined | null): Response {
+  const notModified = ifNoneMatch != null && etagMatches(ifNoneMatch, entry.etag);
   const res = notModified
     ? new Response(null, { status: 304, headers: entry.notModifiedHeaders })
     : new Response(entry.bytes, { status: 200, headers: entry.headers });

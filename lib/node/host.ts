@@ -50,18 +50,26 @@ export async function startNodeHost(
     ...options.deps,
   };
   // The fast path: a GET of a URL the app already answered from its rendered cache is answered again
-  // by the same steps without Hono's routing, middleware and validation (lib/http/cached-answer.ts).
+  // by the same steps without Hono's routing, middleware and validation, at once (not even a promise,
+  // so Node writes it in the turn that parsed the request) while its last answer is current
+  // (lib/http/cached-answer.ts).
   const routes = createAnswerRoutes(createRenderedJsonCache());
   const app = createApp(deps, { routes });
   // The request log: one line per request, handed to the logger (main.ts writes it in batches).
-  const handle = async (request: Request) => {
-    const started = performance.now();
-    const fast = request.method === 'GET' ? await routes.answer(request, deps) : undefined;
-    const res = fast ?? (await app.fetch(request));
+  const logged = (request: Request, res: Response, started: number) => {
     log.info(
       `${request.method} ${pathOf(request.url)} ${res.status} ${Math.round(performance.now() - started)}ms`,
     );
     return res;
+  };
+  const answer = async (request: Request, started: number) => {
+    const fast = request.method === 'GET' ? await routes.answer(request, deps) : undefined;
+    return logged(request, fast ?? (await app.fetch(request)), started);
+  };
+  const handle = (request: Request) => {
+    const started = performance.now();
+    const now = request.method === 'GET' ? routes.answerNow(request, deps) : undefined;
+    return now ? logged(request, now, started) : answer(request, started);
   };
 
   const server = await listen(handle, config.port);

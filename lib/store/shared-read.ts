@@ -73,6 +73,8 @@ interface LocalState {
   storeFailures: number;
   /** Kinds whose next read must not serve a reading from before the given time (requireFreshReading). */
   notBefore: Map<string, number>;
+  /** Bumped on every change of `held` or `notBefore` (sharedReadVersion). */
+  version: number;
 }
 
 type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
@@ -113,6 +115,7 @@ export function readThrough<T>(
   const started = refresh(deps, kind, local, held?.entry as Entry<T> | undefined, options)
     .then((next) => {
       local.held.set(kind.key, next);
+      local.version += 1;
       return view(next, true) as SharedReading<T>;
     })
     .finally(() => local.inFlight.delete(kind.key));
@@ -215,6 +218,7 @@ function localState(deps: Pick<AppDeps, 'state'>): LocalState {
     sickUntil: 0,
     storeFailures: 0,
     notBefore: new Map(),
+    version: 0,
   }));
 }
 
@@ -223,7 +227,14 @@ function localState(deps: Pick<AppDeps, 'state'>): LocalState {
  * test's "read it again"); a failing upstream then leaves the last good reading served as stale.
  */
 export function requireFreshReading(deps: Pick<AppDeps, 'state' | 'now'>, key: string): void {
-  localState(deps).notBefore.set(key, deps.now());
+  const local = localState(deps);
+  local.notBefore.set(key, deps.now());
+  local.version += 1;
+}
+
+/** A number that changes whenever this instance holds a new reading or is asked for a fresh one. */
+export function sharedReadVersion(deps: Pick<AppDeps, 'state'>): number {
+  return localState(deps).version;
 }
 
 /** Skips the store for a while: 10 s after a failure, doubling up to a minute while it keeps failing. */
