@@ -137,6 +137,11 @@ async function main(): Promise<void> {
     );
     pages[path.split('?')[0] as string] = { body: await res.text(), headers, notModified };
   }
+  console.log(
+    `body bytes: ${Object.entries(pages)
+      .map(([path, page]) => `${path} ${Buffer.byteLength(page.body)}`)
+      .join(', ')}`,
+  );
   const bodiesFile = join(dataDir, 'constant-pages.json');
   writeFileSync(bodiesFile, JSON.stringify(pages));
   const constant = startProcess(

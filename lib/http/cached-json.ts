@@ -6,10 +6,11 @@ import { markStamped, responseHeaderRecord } from './headers';
 export interface RenderedJson {
   source: unknown;
   /**
-   * The JSON as served: its text when it is all ASCII (Node writes it with the head in one piece;
-   * on the Node host /api/dashboard went from 0.72-0.76x to 0.89-0.97x of the constant app's rate),
-   * else its UTF-8 bytes (a string holding any other character is encoded again on every request:
-   * the 41 KB OpenAPI document fell to a third of its rate as a string).
+   * The JSON as served: its text when it is all ASCII and at most 16 KiB (Node writes it with the
+   * head in one piece; on the Node host /api/dashboard went from 0.72-0.76x to 0.89-0.97x of the
+   * constant app's rate), else its UTF-8 bytes, written as they are (a larger text is copied into a
+   * new buffer on every request: the 24-hour L2 history ran at 0.78x as text, 1.09x as bytes; and
+   * a text holding any other character is encoded again: the 41 KB OpenAPI document fell to a third).
    */
   body: string | Uint8Array;
   etag: string;
@@ -84,6 +85,9 @@ export function cacheKeyOf(c: Context): string {
   return query ? `${c.req.path}?${new URLSearchParams(query)}` : c.req.path;
 }
 
+/** The largest body served as text (see RenderedJson's `body`). */
+const MAX_TEXT_BODY = 16_384;
+
 async function render(
   source: unknown,
   cacheControl: string,
@@ -96,7 +100,7 @@ async function render(
   if (updatedAt !== undefined) caching['Last-Modified'] = new Date(updatedAt).toUTCString();
   return {
     source,
-    body: bytes.length === text.length ? text : bytes,
+    body: bytes.length === text.length && bytes.length <= MAX_TEXT_BODY ? text : bytes,
     etag,
     headers: responseHeaderRecord({ 'Content-Type': 'application/json', ...caching }),
     notModifiedHeaders: responseHeaderRecord(caching),
