@@ -2,23 +2,26 @@
  * Back-tests the forecaster and the send-or-wait decision on a CSV of hourly gwei values.
  *
  *   npx tsx scripts/backtest.ts --csv FILE [--time-column C] [--value-column C] [--predictions-out FILE.jsonl]
+ *   npx tsx scripts/backtest.ts --csv FILE ... --spikes N --seeds FROM-TO
  *
  * Walks forward hour by hour, forecasting the next 24 hours from the data before each hour only;
  * the first 7 days are warm-up. Prints JSON: MAE and MAPE of the model, persistence and same hour
  * yesterday; the mean realized saving of following the decision and of a perfect-foresight
  * oracle; the share of wait decisions that ended dearer; for the whole scored span, the tuning
  * part (first two thirds) and the held-out last third. `definitions` in the output says exactly
- * what each figure means.
+ * what each figure means. With `--seeds FROM-TO` it runs once per seed of the injected spikes and
+ * prints each figure's spread over the seeds, per part (`summariseSpikeSweep`).
  */
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { type OriginRecord, runBacktest } from '../lib/forecast/backtest';
+import { summariseSpikeSweep } from '../lib/forecast/backtest-seeds';
 import { injectSpikes } from '../lib/forecast/inject-spikes';
 import { CsvError, readCsvSeries } from './lib/csv';
 
 const USAGE =
-  'usage: npx tsx scripts/backtest.ts --csv FILE [--time-column C] [--value-column C] [--spikes N [--seed S]] [--eth-usd P] [--predictions-out FILE.jsonl]';
+  'usage: npx tsx scripts/backtest.ts --csv FILE [--time-column C] [--value-column C] [--spikes N [--seed S | --seeds FROM-TO]] [--eth-usd P] [--predictions-out FILE.jsonl]';
 
 const ArgsSchema = z.object({
   csv: z.string({ error: '--csv FILE is required' }).min(1, '--csv FILE is required'),
@@ -27,6 +30,15 @@ const ArgsSchema = z.object({
   'predictions-out': z.string().min(1).optional(),
   spikes: z.coerce.number().int('--spikes must be a whole number').min(0).max(10_000).default(0),
   seed: z.coerce.number().int('--seed must be a whole number').default(1),
+  seeds: z
+    .string()
+    .regex(/^\d+-\d+$/, '--seeds must be FROM-TO, e.g. 1-20')
+    .transform((range) => range.split('-').map(Number) as [number, number])
+    .refine(
+      ([from, to]) => from <= to && to - from < 1000,
+      '--seeds must run from a seed to a later one, at most 1000',
+    )
+    .optional(),
   'eth-usd': z.coerce.number().positive('--eth-usd must be a positive price').optional(),
 });
 
@@ -73,11 +85,14 @@ function readArgs() {
         'predictions-out': { type: 'string' },
         spikes: { type: 'string' },
         seed: { type: 'string' },
+        seeds: { type: 'string' },
         'eth-usd': { type: 'string' },
       },
     });
     const parsed = ArgsSchema.safeParse(values);
     if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
+    if (parsed.data.seeds && (parsed.data.spikes === 0 || parsed.data['predictions-out']))
+      throw new Error('--seeds needs --spikes N (N > 0) and takes no --predictions-out');
     return parsed.data;
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
@@ -97,6 +112,36 @@ try {
     error instanceof CsvError ? error.message : `cannot read ${args.csv}: ${(error as Error).message}`;
   console.error(reason);
   process.exit(1);
+}
+
+if (args.seeds) {
+  const [from, to] = args.seeds;
+  const reports = [];
+  for (let seed = from; seed <= to; seed++) {
+    reports.push(
+      runBacktest(injectSpikes(rows, { count: args.spikes, seed }).rows, { ethUsd: args['eth-usd'] }),
+    );
+  }
+  console.log(
+    JSON.stringify(
+      {
+        csv: args.csv,
+        valueColumn: args['value-column'] ?? '(second column)',
+        spikes: args.spikes,
+        seeds: `${from}-${to}`,
+        ethUsd: args['eth-usd'] ?? null,
+        ...summariseSpikeSweep(reports),
+        definitions: {
+          ...DEFINITIONS,
+          sweep:
+            'Each figure of one part over the seeds: mean, median, min, max; seeds* count the seeds on which the decision met that target.',
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  process.exit(0);
 }
 
 const injected = injectSpikes(rows, { count: args.spikes, seed: args.seed });
