@@ -64,8 +64,10 @@ export interface AnswerRoute {
  * `answerNow` goes one step further and answers without waiting for anything: it serves the rendered
  * answer the last read of that URL produced while nothing it could depend on has changed: no value
  * stored or forgotten in the coalescing cache, no new shared reading held or asked for, and for at
- * most HOT_MS (so a refresh that falls due by time alone is seen within that long). Node then writes
- * the response in the same turn that parsed the request, as a constant handler's is.
+ * most HOT_MS from the start of that read (so a refresh that falls due by time alone, or a figure that
+ * counts time such as a stale price's age, is seen within that long); a failed read of any URL ends
+ * every last answer. Node then writes the response in the same turn that parsed the request, as a
+ * constant handler's is.
  */
 export interface AnswerRoutes {
   /** The rendered answers, shared with the app. */
@@ -124,17 +126,25 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
     async answer(request, deps) {
       const route = routes.get(request.url);
       if (!route) return undefined;
-      // Taken before the read: anything that changes during it makes this answer not current.
-      const since = { cacheVersion: deps.cache.version(), sharedVersion: sharedReadVersion(deps) };
+      // Taken before the read: anything that changes during it makes this answer not current, and
+      // the answer is kept HOT_MS from the read's start, however long the read took.
+      const since = {
+        until: deps.now() + HOT_MS,
+        cacheVersion: deps.cache.version(),
+        sharedVersion: sharedReadVersion(deps),
+      };
       const read = route.answer.read(deps, route.query);
       try {
         const entry = await renderedEntry(rendered, route, await read, deps, request.url);
-        hot.set(request.url, { entry, until: deps.now() + HOT_MS, ...since });
+        // Only for a URL still remembered: one forgotten during the read must not come back here.
+        if (routes.get(request.url) === route) hot.set(request.url, { entry, ...since });
         answered += 1;
         return respondWith(entry, request.headers.get('If-None-Match'));
       } catch {
         // The app answers instead (a problem+json for a failed read), with the read already made.
-        hot.delete(request.url);
+        // A failed read changes no version, and other URLs may share what failed: no last answer
+        // is served again until each URL has been read anew.
+        hot.clear();
         prefetched.set(request, read);
         return undefined;
       }

@@ -1,9 +1,10 @@
 // The Node host's immediate answer (AnswerRoutes.answerNow, lib/http/cached-answer.ts): a URL's last
 // answer is served again without reading its service only while nothing it could depend on changed.
 import { beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type CachedAnswer, createAnswerRoutes, HOT_MS } from '../../lib/http/cached-answer';
 import { createRenderedJsonCache } from '../../lib/http/cached-json';
-import { requireFreshReading } from '../../lib/store/shared-read';
+import { readThrough, requireFreshReading } from '../../lib/store/shared-read';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 
 const URL_ = 'http://fast.test/api/thing';
@@ -12,23 +13,28 @@ let deps: TestDeps;
 let reads: number;
 let value: { n: number };
 let fail: boolean;
+/** What a read waits for before answering (a slow read), and how long it takes on the clock. */
+let gate: Promise<void>;
+let readMs: number;
 
 const thing: CachedAnswer<undefined, { n: number }, { n: number }> = {
   read: async () => {
     reads += 1;
+    await gate;
+    clock += readMs;
     if (fail) throw new Error('store down');
     return value;
   },
   present: (v) => ({ body: { n: v.n }, options: { basis: [v], cacheControl: 'public, max-age=30' } }),
 };
 
-function setUp() {
-  const routes = createAnswerRoutes(createRenderedJsonCache());
+function setUp(maxUrls?: number) {
+  const routes = createAnswerRoutes(createRenderedJsonCache(), maxUrls);
   routes.remember(URL_, { answer: thing, query: undefined, key: '/api/thing', path: '/api/thing' });
   return routes;
 }
 
-const get = (headers: Record<string, string> = {}) => new Request(URL_, { headers });
+const get = (headers: Record<string, string> = {}, url = URL_) => new Request(url, { headers });
 
 beforeEach(() => {
   clock = 1_700_000_000_000;
@@ -36,6 +42,8 @@ beforeEach(() => {
   reads = 0;
   value = { n: 1 };
   fail = false;
+  gate = Promise.resolve();
+  readMs = 0;
 });
 
 describe('fast path: the immediate answer', () => {
@@ -55,12 +63,50 @@ describe('fast path: the immediate answer', () => {
     expect(routes.answered()).toBe(4);
   });
 
-  it('stops once HOT_MS have passed', async () => {
+  it('stops once HOT_MS have passed since the read began, however long the read took', async () => {
     const routes = setUp();
-    await routes.answer(get(), deps);
-    clock += HOT_MS - 1;
+    readMs = 80;
+    await routes.answer(get(), deps); // read from clock 0 to 80
+    clock += HOT_MS - 80 - 1;
     expect(routes.answerNow(get(), deps)).toBeDefined();
     clock += 1;
+    expect(routes.answerNow(get(), deps)).toBeUndefined();
+  });
+
+  it('stops as soon as this instance holds a new shared reading', async () => {
+    const routes = setUp();
+    await routes.answer(get(), deps);
+    await readThrough(deps, {
+      key: 'test-kind',
+      schema: z.number(),
+      freshMs: 60_000,
+      read: async () => ({ value: 1, readAt: clock }),
+    });
+    expect(routes.answerNow(get(), deps)).toBeUndefined();
+  });
+
+  it('keeps no last answer for a URL forgotten while its read was under way', async () => {
+    const routes = setUp(1);
+    let open = () => {};
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const answering = routes.answer(get(), deps);
+    const other = 'http://fast.test/api/other';
+    routes.remember(other, { answer: thing, query: undefined, key: '/api/other', path: '/api/other' });
+    open();
+    expect(await answering).toBeDefined();
+    expect(routes.answerNow(get(), deps)).toBeUndefined();
+  });
+
+  it("ends every URL's last answer when any read fails", async () => {
+    const routes = setUp();
+    const other = 'http://fast.test/api/other';
+    routes.remember(other, { answer: thing, query: undefined, key: '/api/other', path: '/api/other' });
+    await routes.answer(get(), deps);
+    expect(routes.answerNow(get(), deps)).toBeDefined();
+    fail = true;
+    expect(await routes.answer(get({}, other), deps)).toBeUndefined();
     expect(routes.answerNow(get(), deps)).toBeUndefined();
   });
 
