@@ -59,7 +59,7 @@ export interface AnswerRoute {
  * CachedAnswer, so the same URL is answered again without Hono's routing, middleware and query
  * validation (it is known valid: validation depends on the URL alone). Every answer still reads its
  * service and is made from the shared rendered cache, so it is the answer the app would give at that
- * moment; only URLs, never responses, are remembered.
+ * moment. The index remembers URLs, and for `answerNow` each one's last rendered answer.
  *
  * `answerNow` goes one step further and answers without waiting for anything: it serves the rendered
  * answer the last read of that URL produced while nothing it could depend on has changed: no value
