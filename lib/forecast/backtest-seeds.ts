@@ -1,5 +1,6 @@
 import type { BacktestReport } from './backtest';
 import type { SegmentReport } from './backtest-metrics';
+import { median } from './stats';
 
 /** The spread of one figure over the seeds of a spike sweep. */
 export interface Spread {
@@ -14,8 +15,9 @@ export interface SweepPart {
   seeds: number;
   decisionShareOfOracle: Spread;
   baselineShareOfOracle: Spread;
-  /** Seeds on which the decision kept at least 40 % of the oracle's saving, and saved more than the baseline. */
+  /** Seeds on which the decision kept at least 40 % of the oracle's saving. */
   seedsAtLeast40PctOfOracle: number;
+  /** Seeds on which the decision saved more than the baseline. */
   seedsAboveBaseline: number;
   decisionWaitSevereShare: Spread;
   baselineWaitSevereShare: Spread;
@@ -27,30 +29,22 @@ export interface SweepPart {
   maeVsPersistence: Spread;
 }
 
-const PARTS = ['tuning', 'heldOut', 'whole'] as const;
-
 function spread(values: readonly number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  const n = sorted.length;
-  const mid =
-    n % 2 ? (sorted[(n - 1) / 2] as number) : ((sorted[n / 2 - 1] as number) + (sorted[n / 2] as number)) / 2;
   const round = (v: number) => Math.round(v * 1000) / 1000;
   return {
-    mean: round(sorted.reduce((sum, v) => sum + v, 0) / n),
-    median: round(mid),
-    min: round(sorted[0] as number),
-    max: round(sorted[n - 1] as number),
+    mean: round(values.reduce((sum, v) => sum + v, 0) / values.length),
+    median: round(median(values)),
+    min: round(Math.min(...values)),
+    max: round(Math.max(...values)),
   };
 }
 
 function summarisePart(segments: readonly SegmentReport[]): SweepPart {
-  const share = (s: SegmentReport, rule: 'decision' | 'baseline') =>
-    s[rule].meanSavingPct / s.oracle.meanSavingPct;
   return {
     seeds: segments.length,
-    decisionShareOfOracle: spread(segments.map((s) => share(s, 'decision'))),
-    baselineShareOfOracle: spread(segments.map((s) => share(s, 'baseline'))),
-    seedsAtLeast40PctOfOracle: segments.filter((s) => share(s, 'decision') >= 0.4).length,
+    decisionShareOfOracle: spread(segments.map((s) => s.decision.shareOfOracle)),
+    baselineShareOfOracle: spread(segments.map((s) => s.baseline.shareOfOracle)),
+    seedsAtLeast40PctOfOracle: segments.filter((s) => s.decision.shareOfOracle >= 0.4).length,
     seedsAboveBaseline: segments.filter((s) => s.decision.meanSavingPct > s.baseline.meanSavingPct).length,
     decisionWaitSevereShare: spread(segments.map((s) => s.decision.waitSevereShare)),
     baselineWaitSevereShare: spread(segments.map((s) => s.baseline.waitSevereShare)),
@@ -69,7 +63,7 @@ function summarisePart(segments: readonly SegmentReport[]): SweepPart {
  */
 export function summariseSpikeSweep(
   reports: readonly BacktestReport[],
-): Record<(typeof PARTS)[number], SweepPart> {
+): Record<'tuning' | 'heldOut' | 'whole', SweepPart> {
   if (reports.length === 0) throw new Error('a spike sweep needs at least one seed');
   return {
     tuning: summarisePart(reports.map((r) => r.tuning)),

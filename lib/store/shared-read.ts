@@ -73,7 +73,7 @@ interface LocalState {
   storeFailures: number;
   /** Kinds whose next read must not serve a reading from before the given time (requireFreshReading). */
   notBefore: Map<string, number>;
-  /** Bumped on every change of `held` or `notBefore` (sharedReadVersion). */
+  /** Bumped on every reading newly held and every requireFreshReading (sharedReadVersion). */
   version: number;
 }
 
