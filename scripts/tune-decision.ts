@@ -1,23 +1,33 @@
 /**
  * Reproducible search for the send-or-wait decision's constants, on tuning data only:
  *
- *   npx tsx scripts/tune-decision.ts [--data-dir ../shared/data]
+ *   npx tsx scripts/tune-decision.ts [--data-dir ../shared/data] [--seeds 8]
  *
  * Reads the tuning parts (first two thirds, `selectTuningRows`) of the three hourly series the
- * back-test scores, the whole 2021 base-fee series (which the back-test never scores), and copies
- * of each with synthetic spikes (20x-100x for 1-6 h, about one a fortnight, seeds the README's
- * stress runs do not use). It walks every series once as the back-test does, keeping each origin's
- * forecast and risk basis, then replays the decision under every candidate set of constants (the
- * decision is cheap; the forecast does not depend on them). A candidate is admissible when on
- * every series at most 12 % of its waits end dearer and at most 1.5 % above twice the price of
- * sending at once; among those, the candidates that beat the hour-of-day baseline on the most
- * spike-free series come first, then the highest mean share of the oracle's saving on those
- * series (a spike makes the oracle's saving at every origin near it huge and unreachable without
- * foresight, so the spiked copies constrain the tail and do not set the objective). Prints the ranking as JSON; copy the winner into
- * `DEFAULT_FORECAST_PARAMS` by hand.
+ * back-test scores and the whole 2021 base-fee series (which the back-test never scores). Each is
+ * also copied `--seeds` times with synthetic spikes (20x-100x for 1-6 h, about one a fortnight),
+ * each copy with its own placement (seeds 1000 + 100 x series + copy, which the README's stress
+ * runs, seeds 1 to 20, do not use): one placement is a lottery, since a handful of waits that land
+ * in a spike decide its figures. It walks every series once as the back-test does, keeping each
+ * origin's forecast and risk basis, then replays the decision under every candidate set of
+ * constants (the decision is cheap; the forecast does not depend on them).
+ *
+ * Candidates are ranked by, in order:
+ * 1. the tail bound: at most 1.5 % of waits end above twice the price of sending at once, on every
+ *    spike-free series and on average over every series' spiked copies;
+ * 2. the dearer bound: at most 12 % of waits end dearer, measured the same way;
+ * 3. the number of spike-free series on which the decision beats the hour-of-day baseline;
+ * 4. the mean share of the oracle's saving on the spike-free series (a spike makes the oracle's
+ *    saving at every origin near it huge and unreachable without foresight, so the spiked copies
+ *    constrain the tail and do not set the objective).
+ * The bounds sit below the targets (2 % and 15 %) to leave room for data the search has not seen.
+ * Prints the ranking as JSON. Before copying the winner into `DEFAULT_FORECAST_PARAMS` by hand, check
+ * it on the tuning parts of the README's 20-placement stress test (`npm run backtest -- ... --seeds
+ * 1-20`): 8 placements can miss what 20 show.
  */
 import { parseArgs } from 'node:util';
 import { type DecisionCandidate, decideSendOrWait } from '../lib/forecast/decision';
+import { type DecisionReplay, summariseReplays } from '../lib/forecast/decision-replay';
 import { forecastGas, prepareForecast } from '../lib/forecast/forecast-gas';
 import { decideByHourOfDay } from '../lib/forecast/hour-of-day-baseline';
 import { buildLogSeries, HOUR_MS } from '../lib/forecast/hourly-series';
@@ -96,7 +106,7 @@ function walk(name: string, rows: readonly SeriesRow[]): Walked {
 }
 
 /** Replays the decision under `params` on a walked series. */
-function score(walked: Walked, params: ForecastParams) {
+function replay(walked: Walked, params: ForecastParams): DecisionReplay {
   let saving = 0;
   let waits = 0;
   let dearer = 0;
@@ -111,25 +121,30 @@ function score(walked: Walked, params: ForecastParams) {
     if (paid > o.current) dearer++;
     if (paid > 2 * o.current) severe++;
   }
-  const meanPct = saving / walked.origins.length;
+  const origins = walked.origins.length;
   return {
-    shareOfOracle: meanPct / walked.oraclePct,
-    beatsBaseline: meanPct > walked.baselineSavingPct,
-    dearer: waits ? dearer / waits : 0,
-    severe: waits ? severe / waits : 0,
+    savingPct: saving / origins,
+    origins,
+    oraclePct: walked.oraclePct,
+    baselineSavingPct: walked.baselineSavingPct,
     waits,
+    dearer,
+    severe,
   };
 }
 
 const GRID = {
   waitMinSaving: [0.05, 0.1],
-  waitMaxSevereProbability: [0.01, 0.02],
-  waitMaxDearerProbability: [0.3, 0.45],
+  waitMaxSevereProbability: [0.01, 0.015, 0.02],
+  waitMaxDearerProbability: [0.15, 0.2, 0.3, 0.45],
   waitCostPerHour: [0.002, 0.006],
-  sendNowPercentile: [0, 10],
   jumpPriorHours: [720, 1440, 2880],
   jumpPriorMultiplier: [5, 10, 20],
 } satisfies Partial<Record<keyof ForecastParams, number[]>>;
+
+/** The bounds a candidate must meet (below the targets of 2 % and 15 %, as margin). */
+const MAX_SEVERE = 0.015;
+const MAX_DEARER = 0.12;
 
 /** Every combination of the grid's values over the defaults. */
 function* candidates(): Generator<ForecastParams> {
@@ -143,38 +158,54 @@ function* candidates(): Generator<ForecastParams> {
   yield* pick(0, { ...DEFAULT_FORECAST_PARAMS });
 }
 
-const { values: args } = parseArgs({ options: { 'data-dir': { type: 'string' } } });
+const { values: args } = parseArgs({
+  options: { 'data-dir': { type: 'string' }, seeds: { type: 'string', default: '8' } },
+});
 const dataDir = args['data-dir'] ?? '../shared/data';
+const copies = Number(args.seeds);
+if (!Number.isInteger(copies) || copies < 1 || copies > 99) {
+  throw new Error(`--seeds must be a whole number from 1 to 99, got ${args.seeds}`);
+}
 const sources: { name: string; rows: SeriesRow[] }[] = [];
 for (const source of [...SCORED_SERIES, SERIES_2026]) {
   sources.push({ name: `${source.file} (tuning part)`, rows: await readTuningRows(dataDir, source) });
 }
 sources.push({ name: SERIES_2021.file, rows: await readSourceRows(dataDir, SERIES_2021) });
-const walked: Walked[] = [];
+
+/** Each series walked as it is, and its spiked copies. */
+const families: { name: string; spikes: number; plain: Walked; spiked: Walked[] }[] = [];
 for (const [i, { name, rows }] of sources.entries()) {
-  walked.push(walk(name, rows));
   const days = (rows.length > 0 ? (rows.at(-1)?.time ?? 0) - (rows[0]?.time ?? 0) : 0) / 86_400_000;
-  const spiked = injectSpikes(rows, { count: Math.max(1, Math.round(days / 14)), seed: 1000 + i });
-  walked.push(walk(`${name} + ${spiked.spikes.length} spikes`, spiked.rows));
-  console.error(`walked ${name}`);
+  const spikes = Math.max(1, Math.round(days / 14));
+  const spiked = Array.from({ length: copies }, (_, j) =>
+    walk(name, injectSpikes(rows, { count: spikes, seed: 1000 + 100 * i + j }).rows),
+  );
+  families.push({ name, spikes, plain: walk(name, rows), spiked });
+  console.error(`walked ${name} and ${copies} copies with ${spikes} spikes each`);
 }
 
 const ranked = [...candidates()]
   .map((params) => {
-    const scores = walked.map((w) => ({ series: w.name, ...score(w, params) }));
-    const admissible = scores.every(
-      (s) => s.dearer <= 0.12 && s.severe <= 0.015 && (s.series.includes('spikes') || s.beatsBaseline),
-    );
+    const scores = families.flatMap((f) => [
+      { series: f.name, ...summariseReplays([replay(f.plain, params)]) },
+      {
+        series: `${f.name} + ${f.spikes} spikes, ${copies} placements pooled`,
+        ...summariseReplays(f.spiked.map((w) => replay(w, params))),
+      },
+    ]);
+    const withinTail = scores.every((s) => s.severe <= MAX_SEVERE);
+    const withinDearer = scores.every((s) => s.dearer <= MAX_DEARER);
     // Spikes make every origin's oracle saving huge and unreachable without foresight; the spiked
     // copies constrain the tail, the spike-free series set the objective.
-    const plain = scores.filter((s) => !s.series.includes('spikes'));
+    const plain = scores.filter((_, k) => k % 2 === 0);
     const objective = plain.reduce((sum, s) => sum + s.shareOfOracle, 0) / plain.length;
     const baselineBeaten = plain.filter((s) => s.beatsBaseline).length;
-    return { params, admissible, baselineBeaten, objective, scores };
+    return { params, withinTail, withinDearer, baselineBeaten, objective, scores };
   })
   .sort(
     (a, b) =>
-      Number(b.admissible) - Number(a.admissible) ||
+      Number(b.withinTail) - Number(a.withinTail) ||
+      Number(b.withinDearer) - Number(a.withinDearer) ||
       b.baselineBeaten - a.baselineBeaten ||
       b.objective - a.objective,
   );
@@ -187,12 +218,7 @@ const isDefault = (p: ForecastParams) =>
   );
 console.log(
   JSON.stringify(
-    {
-      baselineShareOfOracle: Object.fromEntries(
-        walked.map((w) => [w.name, w.baselineSavingPct / w.oraclePct]),
-      ),
-      ranked: ranked.map((r) => ({ ...r, params: pickKeys(r.params), isDefault: isDefault(r.params) })),
-    },
+    { ranked: ranked.map((r) => ({ ...r, params: pickKeys(r.params), isDefault: isDefault(r.params) })) },
     null,
     2,
   ),

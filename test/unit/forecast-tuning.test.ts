@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runBacktest } from '../../lib/forecast/backtest';
+import { summariseReplays } from '../../lib/forecast/decision-replay';
 import { deriveAverageProfile } from '../../lib/forecast/derive-profile';
 import { heldOutStart, selectTuningRows } from '../../lib/forecast/held-out';
 import { buildLogSeries } from '../../lib/forecast/hourly-series';
@@ -104,5 +105,31 @@ describe('knownLevelPath', () => {
     path.forEach((v, k) => {
       expect(v).toBeCloseTo(1.95 + (shaped.profile[(100 + k + 72) % 168] ?? Number.NaN), 12);
     });
+  });
+});
+
+describe('summariseReplays', () => {
+  const copy = { origins: 200, oraclePct: 40 };
+  it('averages each figure over the copies as the --seeds sweep does, and pools the severe share apart', () => {
+    const calm = { ...copy, savingPct: 10, baselineSavingPct: 12, waits: 100, dearer: 10, severe: 1 };
+    const spiked = { ...copy, savingPct: 2, baselineSavingPct: -4, waits: 10, dearer: 2, severe: 1 };
+    const summary = summariseReplays([calm, spiked]);
+    // Shares of the oracle: (10/40 + 2/40) / 2 and (12/40 - 4/40) / 2.
+    expect(summary.shareOfOracle).toBeCloseTo(0.15, 12);
+    expect(summary.baselineShareOfOracle).toBeCloseTo(0.1, 12);
+    // The decision loses to the baseline on one copy by 2 points and wins on the other by 6.
+    expect(summary.beatsBaseline).toBe(true);
+    // Dearer (10/100 + 2/10) / 2; severe (1/100 + 1/10) / 2, against 2 of 110 waits pooled.
+    expect(summary.dearer).toBeCloseTo(0.15, 12);
+    expect(summary.severe).toBeCloseTo(0.055, 12);
+    expect(summary.pooledSevere).toBeCloseTo(2 / 110, 12);
+    expect(summary.waits).toBe(110);
+  });
+
+  it('counts a copy with no wait as no dearer and no severe wait, and refuses an empty list', () => {
+    const idle = { ...copy, savingPct: 0, baselineSavingPct: 5, waits: 0, dearer: 0, severe: 0 };
+    const summary = summariseReplays([idle]);
+    expect(summary).toMatchObject({ dearer: 0, severe: 0, pooledSevere: 0, waits: 0, beatsBaseline: false });
+    expect(() => summariseReplays([])).toThrow(/no replay/);
   });
 });
