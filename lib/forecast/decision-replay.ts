@@ -1,7 +1,8 @@
-/** What replaying the decision on one walked series gives: totals, so copies of it can be combined. */
+/** What replaying the decision on one walked series gives. */
 export interface DecisionReplay {
   /** Mean saving per origin of following the decision, percent of the send-now price. */
   savingPct: number;
+  /** Origins scored. */
   origins: number;
   /** The same for a perfect-foresight oracle and for the hour-of-day baseline. */
   oraclePct: number;
@@ -13,9 +14,11 @@ export interface DecisionReplay {
 }
 
 /**
- * Scores replays of one series or of its spiked copies: each figure's mean over the copies, as the
- * back-test's `--seeds` sweep reports it, and the severe share pooled over all their waits
- * (`pooledSevere`; the two differ when the copies differ in waits).
+ * Scores replays of one series or of its spiked copies: each share's mean over the copies, as the
+ * back-test's `--seeds` sweep reports it (a copy without waits counts as none dearer or severe),
+ * whether the decision's mean share of the oracle's saving beats the baseline's, and the severe
+ * share pooled over all the copies' waits (`pooledSevere`; it differs from the mean when the copies
+ * differ in waits).
  */
 export function summariseReplays(replays: readonly DecisionReplay[]) {
   if (replays.length === 0) throw new Error('nothing to summarise: no replay');
@@ -26,7 +29,7 @@ export function summariseReplays(replays: readonly DecisionReplay[]) {
   return {
     shareOfOracle: mean((r) => r.savingPct / r.oraclePct),
     baselineShareOfOracle: mean((r) => r.baselineSavingPct / r.oraclePct),
-    beatsBaseline: mean((r) => r.savingPct - r.baselineSavingPct) > 0,
+    beatsBaseline: mean((r) => (r.savingPct - r.baselineSavingPct) / r.oraclePct) > 0,
     dearer: mean((r) => share(r, r.dearer)),
     severe: mean((r) => share(r, r.severe)),
     pooledSevere: waits ? replays.reduce((sum, r) => sum + r.severe, 0) / waits : 0,
