@@ -124,10 +124,8 @@ function replay(walked: Walked, params: ForecastParams): DecisionReplay {
     if (paid > o.current) dearer++;
     if (paid > 2 * o.current) severe++;
   }
-  const origins = walked.origins.length;
   return {
-    savingPct: saving / origins,
-    origins,
+    savingPct: saving / walked.origins.length,
     oraclePct: walked.oraclePct,
     baselineSavingPct: walked.baselineSavingPct,
     waits,

@@ -2,8 +2,6 @@
 export interface DecisionReplay {
   /** Mean saving per origin of following the decision, percent of the send-now price. */
   savingPct: number;
-  /** Origins scored. */
-  origins: number;
   /** The same for a perfect-foresight oracle and for the hour-of-day baseline. */
   oraclePct: number;
   baselineSavingPct: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runBacktest } from '../../lib/forecast/backtest';
-import { summariseReplays } from '../../lib/forecast/decision-replay';
+import { type DecisionReplay, summariseReplays } from '../../lib/forecast/decision-replay';
 import { deriveAverageProfile } from '../../lib/forecast/derive-profile';
 import { heldOutStart, selectTuningRows } from '../../lib/forecast/held-out';
 import { buildLogSeries } from '../../lib/forecast/hourly-series';
@@ -109,28 +109,30 @@ describe('knownLevelPath', () => {
 });
 
 describe('summariseReplays', () => {
+  /** One copy's replay: nothing saved and no wait unless said. */
+  const replay = (fields: Partial<DecisionReplay>): DecisionReplay => ({
+    oraclePct: 40,
+    savingPct: 0,
+    baselineSavingPct: 0,
+    waits: 0,
+    dearer: 0,
+    severe: 0,
+    ...fields,
+  });
+
   it('averages each share over the copies as the --seeds sweep does, and pools the severe share apart', () => {
-    const calm = {
-      origins: 200,
-      oraclePct: 40,
-      savingPct: 10,
-      baselineSavingPct: 12,
-      waits: 100,
-      dearer: 10,
-      severe: 1,
-    };
-    const spiked = {
-      origins: 150,
+    const calm = replay({ savingPct: 10, baselineSavingPct: 12, waits: 100, dearer: 10, severe: 1 });
+    const spiked = replay({
       oraclePct: 80,
       savingPct: 2,
       baselineSavingPct: -4,
       waits: 10,
       dearer: 2,
       severe: 1,
-    };
+    });
     const summary = summariseReplays([calm, spiked]);
     // Shares of each copy's own oracle, averaged: (10/40 + 2/80) / 2 and (12/40 - 4/80) / 2. Pooling
-    // the savings ((10 + 2) / (40 + 80)) or weighting by origins would give other figures.
+    // the savings ((10 + 2) / (40 + 80)) would give another figure.
     expect(summary.shareOfOracle).toBeCloseTo(0.1375, 12);
     expect(summary.baselineShareOfOracle).toBeCloseTo(0.125, 12);
     expect(summary.beatsBaseline).toBe(true);
@@ -144,48 +146,16 @@ describe('summariseReplays', () => {
   it("compares the decision's mean share of the oracle's saving with the baseline's, not its mean saving", () => {
     // In points the decision is ahead on average ((-2 + 3) / 2 > 0); in shares of each oracle it is
     // behind ((-2/10 + 3/100) / 2 < 0), as shareOfOracle against baselineShareOfOracle says.
-    const a = {
-      origins: 100,
-      oraclePct: 10,
-      savingPct: 3,
-      baselineSavingPct: 5,
-      waits: 5,
-      dearer: 0,
-      severe: 0,
-    };
-    const b = {
-      origins: 100,
-      oraclePct: 100,
-      savingPct: 40,
-      baselineSavingPct: 37,
-      waits: 5,
-      dearer: 0,
-      severe: 0,
-    };
+    const a = replay({ oraclePct: 10, savingPct: 3, baselineSavingPct: 5, waits: 5 });
+    const b = replay({ oraclePct: 100, savingPct: 40, baselineSavingPct: 37, waits: 5 });
     const summary = summariseReplays([a, b]);
     expect(summary.shareOfOracle).toBeLessThan(summary.baselineShareOfOracle);
     expect(summary.beatsBaseline).toBe(false);
   });
 
   it('counts a copy with no wait as a copy with no dearer and no severe wait, and refuses an empty list', () => {
-    const idle = {
-      origins: 200,
-      oraclePct: 40,
-      savingPct: 0,
-      baselineSavingPct: 5,
-      waits: 0,
-      dearer: 0,
-      severe: 0,
-    };
-    const busy = {
-      origins: 200,
-      oraclePct: 40,
-      savingPct: 8,
-      baselineSavingPct: 5,
-      waits: 50,
-      dearer: 10,
-      severe: 2,
-    };
+    const idle = replay({ baselineSavingPct: 5 });
+    const busy = replay({ savingPct: 8, baselineSavingPct: 5, waits: 50, dearer: 10, severe: 2 });
     // (0 + 10/50) / 2 and (0 + 2/50) / 2: the idle copy halves the shares rather than dropping out.
     expect(summariseReplays([idle, busy])).toMatchObject({ waits: 50, pooledSevere: 0.04 });
     expect(summariseReplays([idle, busy]).dearer).toBeCloseTo(0.1, 12);
