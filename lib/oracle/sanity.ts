@@ -7,23 +7,6 @@ import { OracleError } from './fee-history';
  */
 export const MAX_SANE_GWEI = 10_000;
 
-const WEI_PER_GWEI = 1_000_000_000n;
-
-/**
- * Converts wei to gwei rounded to 4 significant digits: sub-gwei fees (0.0523 gwei) keep their
- * precision and large ones do not show meaningless wei. Positive amounts stay positive.
- */
-export function toGwei(wei: bigint): number {
-  const whole = Number(wei / WEI_PER_GWEI);
-  const fraction = Number(wei % WEI_PER_GWEI) / 1e9;
-  return roundSignificant(whole + fraction);
-}
-
-/** Rounds a positive number to 4 significant digits (0 stays 0). */
-export function roundSignificant(value: number): number {
-  return value === 0 ? 0 : Number(value.toPrecision(4));
-}
-
 /**
  * Throws an OracleError unless low <= average <= high, every tier is a finite positive number below
  * MAX_SANE_GWEI, and the base fee is too.

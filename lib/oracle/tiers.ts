@@ -1,5 +1,6 @@
+import { weiToGwei } from '../l2/fees';
 import { assertFeeHistoryShape, type FeeHistory, OracleError } from './fee-history';
-import { assertSaneTiers, toGwei } from './sanity';
+import { assertSaneTiers } from './sanity';
 
 /** Low, average and high fee per gas in gwei, plus the next block's base fee they are built on. */
 export interface GasTiers {
@@ -40,14 +41,15 @@ export function computePercentileFees(history: FeeHistory, percentileCount: numb
 
 /**
  * Computes the tiers from a fee history asked with the three tier percentiles (70, 90, 99): see
- * computePercentileFees. The result is in gwei with 4 significant digits, ordered
- * low <= average <= high, positive and below the sanity ceiling, or an OracleError is thrown.
+ * computePercentileFees. The result is in gwei exact to the wei (so each tier is exactly the next base
+ * fee plus its tip, and never below that base fee), ordered low <= average <= high, positive and
+ * below the sanity ceiling, or an OracleError is thrown.
  */
 export function computeTiers(history: FeeHistory): GasTiers {
   // Rows are checked ascending, so their per-column medians are too; assertSaneTiers checks the order.
-  const [low, average, high] = computePercentileFees(history, 3).map(toGwei) as [number, number, number];
+  const [low, average, high] = computePercentileFees(history, 3).map(weiToGwei) as [number, number, number];
   const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
-  const tiers = { low, average, high, baseFee: toGwei(nextBaseFee) };
+  const tiers = { low, average, high, baseFee: weiToGwei(nextBaseFee) };
   assertSaneTiers(tiers);
   return tiers;
 }

@@ -14,7 +14,7 @@ export type BaseFeeTrend = 'rising' | 'falling' | 'flat';
 
 /** Everything a fee history asked with READING_PERCENTILES gives a wallet. */
 export interface WalletFees {
-  /** The original tiers (gwei, 4 significant digits): next base fee + the tier's priority fee. */
+  /** The original tiers (gwei, exact to the wei): next base fee + the tier's priority fee. */
   tiers: GasTiers;
   nextBaseFee: bigint;
   wallet: Record<TierName, WalletTier>;
@@ -63,6 +63,19 @@ export function computeWalletFees(history: FeeHistory): WalletFees {
 export function classifyTrend(history: FeeHistory, nextBaseFee: bigint): BaseFeeTrend {
   const median = Number(computeMedian(history.baseFeePerGas.slice(0, -1)));
   const change = (Number(nextBaseFee) - median) / median;
+  if (change > TREND_THRESHOLD) return 'rising';
+  if (change < -TREND_THRESHOLD) return 'falling';
+  return 'flat';
+}
+
+/**
+ * The trend an explorer's gas-used ratios of its last few blocks imply (it gives no base fees): EIP-1559
+ * moves each block's base fee by (2 x ratio - 1) / 8, so the next base fee against the base fee before
+ * those blocks is the product of their factors, whatever their order; rising or falling beyond the
+ * same 5 % as a fee history's trend.
+ */
+export function trendFromGasUsed(ratios: readonly number[]): BaseFeeTrend {
+  const change = ratios.reduce((product, r) => product * (1 + (2 * r - 1) / 8), 1) - 1;
   if (change > TREND_THRESHOLD) return 'rising';
   if (change < -TREND_THRESHOLD) return 'falling';
   return 'flat';

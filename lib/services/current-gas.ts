@@ -121,12 +121,12 @@ async function readLiveUnranked(
   try {
     const best = getMainnetBestBlock(deps);
     const minBlock = best === undefined ? undefined : best - EXPLORER_MAX_LAG_BLOCKS;
-    const { exactGwei, ...explorer } = await readEtherscanGas(
+    const { gasUsedRatios, ...explorer } = await readEtherscanGas(
       deps,
       minBlock === undefined ? {} : { minBlock },
     );
     const updatedAt = new Date(deps.now()).toISOString();
-    return { ...explorer, updatedAt, ...deriveExplorerWalletFields(exactGwei) };
+    return { ...explorer, updatedAt, ...deriveExplorerWalletFields({ ...explorer, gasUsedRatios }) };
   } catch (error) {
     deps.log.warn('etherscan backstop failed', { error: safeMessage(error) });
     return null;

@@ -2,6 +2,7 @@ import { parseGwei } from 'viem';
 import type { AppDeps } from '../deps';
 import { weiToGwei } from '../l2/fees';
 import { computeMaxFeePerGas, TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../oracle/max-fee';
+import { trendFromGasUsed } from '../oracle/wallet-fees';
 import type { WalletGasFields } from '../schemas/wallet-gas';
 import { rankBaseFeeAmongLastWeek } from '../store/base-fee-rank';
 import { describeDbError } from '../store/database';
@@ -44,36 +45,43 @@ export function toWalletFields(rpc: RpcGasReading): LiveWalletFields {
 }
 
 /**
- * The wallet fields of an explorer reading (its figures as sent, not rounded): its suggested base fee
- * is the next base fee, each tier's tip is the tier minus it, and the max fees use the same headroom
- * as live readings. The explorer
- * gives no per-block data, so waits, ratios, trend and blob fees are null.
+ * The wallet fields of an explorer reading (its figures as sent, exact to the wei): its suggested base
+ * fee is the next base fee, each tier's tip is the tier minus it (never below the tier before, nor 0),
+ * the served tiers are that base fee plus those tips (as for live readings), and the max fees use the
+ * same headroom. The gas-used ratio and the trend come from the ratios of the explorer's last blocks
+ * when it sends them; it gives no per-block tips or blob data, so waits and blob fees are null.
  */
-export function deriveExplorerWalletFields(explorer: EtherscanGasReading['exactGwei']): LiveWalletFields {
+export function deriveExplorerWalletFields(
+  explorer: Pick<EtherscanGasReading, 'low' | 'average' | 'high' | 'baseFee' | 'gasUsedRatios'>,
+): LiveWalletFields & Pick<EtherscanGasReading, 'low' | 'average' | 'high'> {
   const toWei = (value: number) => parseGwei(value.toFixed(9));
   const nextBaseFee = toWei(explorer.baseFee);
   let previous = 0n;
+  const served = {} as Pick<EtherscanGasReading, 'low' | 'average' | 'high'>;
   const tiers = Object.fromEntries(
     TIER_NAMES.map((name) => {
       const over = toWei(explorer[name]) - nextBaseFee;
       const tip = over > previous ? over : previous;
       previous = tip;
       const maxFee = computeMaxFeePerGas(nextBaseFee, tip, TIER_HEADROOM_BLOCKS[name]);
+      served[name] = weiToGwei(nextBaseFee + tip);
       return [
         name,
         { maxPriorityFeePerGas: weiToGwei(tip), maxFeePerGas: weiToGwei(maxFee), estimatedWaitSeconds: null },
       ];
     }),
   ) as Tiers;
+  const ratios = explorer.gasUsedRatios;
   return {
+    ...served,
     nextBaseFee: weiToGwei(nextBaseFee),
     tiers,
     blobBaseFee: null,
     nextBlobBaseFee: null,
     blobGasUsedRatio: null,
     maxBlobsPerBlock: null,
-    gasUsedRatio: null,
-    baseFeeTrend: null,
+    gasUsedRatio: ratios ? ratios.reduce((sum, r) => sum + r, 0) / ratios.length : null,
+    baseFeeTrend: ratios ? trendFromGasUsed(ratios) : null,
   };
 }
 

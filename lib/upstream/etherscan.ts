@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
-import { assertSaneTiers, roundSignificant } from '../oracle/sanity';
+import { assertSaneTiers } from '../oracle/sanity';
 import { fetchJsonWithin, HttpJsonError } from './http-json';
 
 /** The `source` label of a reading served by the explorer backstop. */
 export const ETHERSCAN_SOURCE = 'etherscan';
 
-/** Tiers read from the Etherscan v2 gas oracle, mapped per SPEC.md decision 4. */
+/** Tiers read from the Etherscan v2 gas oracle, mapped per SPEC.md decision 4, in gwei as sent (up to 9 decimals). */
 export interface EtherscanGasReading {
   low: number;
   average: number;
@@ -14,8 +14,8 @@ export interface EtherscanGasReading {
   baseFee: number;
   blockNumber: number;
   source: typeof ETHERSCAN_SOURCE;
-  /** The same four figures as Etherscan sent them (up to 9 decimals), for wei-exact fee pairs. */
-  exactGwei: { low: number; average: number; high: number; baseFee: number };
+  /** The gas used / gas limit of its last few blocks (`gasUsedRatio`), or null when absent or unusable. */
+  gasUsedRatios: number[] | null;
 }
 
 /** Why the explorer could not serve; carries no URL, key or upstream message. */
@@ -31,6 +31,13 @@ const decimal = z
   .regex(/^\s*\d+(\.\d+)?\s*$/)
   .transform(Number);
 
+/** A comma-separated list of ratios in [0, 1], as Etherscan sends `gasUsedRatio`. */
+const RatioListSchema = z
+  .string()
+  .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/)
+  .transform((list) => list.split(',').map(Number))
+  .pipe(z.array(z.number().min(0).max(1)).min(1));
+
 const GasOracleSchema = z.object({
   status: z.literal('1'),
   result: z.object({
@@ -39,6 +46,7 @@ const GasOracleSchema = z.object({
     ProposeGasPrice: decimal,
     FastGasPrice: decimal,
     suggestBaseFee: decimal,
+    gasUsedRatio: z.unknown().optional(),
   }),
 });
 
@@ -66,10 +74,10 @@ export async function readEtherscanGas(
   if (!parsed.success) throw new EtherscanError('malformed');
   const r = parsed.data.result;
   const reading = {
-    low: roundSignificant(r.SafeGasPrice),
-    average: roundSignificant(r.ProposeGasPrice),
-    high: roundSignificant(r.FastGasPrice),
-    baseFee: roundSignificant(r.suggestBaseFee),
+    low: r.SafeGasPrice,
+    average: r.ProposeGasPrice,
+    high: r.FastGasPrice,
+    baseFee: r.suggestBaseFee,
   };
   try {
     assertSaneTiers(reading);
@@ -79,13 +87,14 @@ export async function readEtherscanGas(
   if (!(r.LastBlock > 0)) throw new EtherscanError('absurd');
   // Etherscan gives no timestamp; a LastBlock behind what RPC providers already served means a stale backend.
   if (options.minBlock !== undefined && r.LastBlock < options.minBlock) throw new EtherscanError('stale');
-  const exactGwei = {
-    low: r.SafeGasPrice,
-    average: r.ProposeGasPrice,
-    high: r.FastGasPrice,
-    baseFee: r.suggestBaseFee,
+  // Optional: a missing or broken ratio list costs only the fields built on it, never the reading.
+  const ratios = RatioListSchema.safeParse(r.gasUsedRatio);
+  return {
+    ...reading,
+    blockNumber: r.LastBlock,
+    source: ETHERSCAN_SOURCE,
+    gasUsedRatios: ratios.success ? ratios.data : null,
   };
-  return { ...reading, blockNumber: r.LastBlock, source: ETHERSCAN_SOURCE, exactGwei };
 }
 
 /** GETs JSON within `timeoutMs` (see `fetchJsonWithin`); an oversized body counts as malformed. */

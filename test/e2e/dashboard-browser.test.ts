@@ -151,7 +151,10 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
       expect(transfer).toBeCloseTo(gas[tier] * 21_000e-9 * price.usd, 9);
       const swap = await dataValue(page, `[data-tier="${tier}"] [data-cost="swap"]`);
       expect(swap).toBeCloseTo(gas[tier] * 65_000e-9 * price.usd, 9);
-      expect(await page.locator(`[data-tier="${tier}"] .gwei`).textContent()).toContain(String(gas[tier]));
+      // Shown to 4 significant digits; the exact value (to the wei) is the element's data value above.
+      expect(await page.locator(`[data-tier="${tier}"] .gwei`).textContent()).toContain(
+        Number(gas[tier].toPrecision(4)).toLocaleString('en-US', { maximumFractionDigits: 9 }),
+      );
     }
     expect(await dataValue(page, '[data-fact="baseFee"]')).toBe(gas.baseFee);
     expect(await dataValue(page, '[data-fact="block"]')).toBe(gas.blockNumber);

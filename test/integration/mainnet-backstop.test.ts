@@ -54,10 +54,10 @@ describe('GET /api/gas when every RPC provider fails', () => {
     const { res, body } = await getGas(createTestDeps(upstreams.env));
     expect(res.status).toBe(200);
     expect(body).toMatchObject({
-      low: 0.5235,
+      low: 0.523456,
       average: 0.61,
       high: 1.2,
-      baseFee: 0.4981,
+      baseFee: 0.498123,
       blockNumber: 23_850_000,
       source: 'etherscan',
     });

@@ -25,8 +25,8 @@ const BLOCK_TIPS_DECIGWEI: number[][] = [
 // p99 of [10, 20, 5, 10, 12] = 10 gwei.
 const EXPECTED_TIPS = { low: 7n * GWEI, average: 9n * GWEI, high: 10n * GWEI };
 
-/** Wei to gwei at 4 significant digits, computed independently of the oracle's helper. */
-const gwei4 = (wei: bigint) => Number((Number(wei) / 1e9).toPrecision(4));
+/** Wei to gwei, exact to the wei (the nearest double), computed independently of the oracle's helper. */
+const gweiOf = (wei: bigint) => Number(wei) / 1e9;
 
 describe('GET /api/gas against a real EVM node (EDR)', () => {
   let edr: EdrNode;
@@ -87,10 +87,10 @@ describe('GET /api/gas against a real EVM node (EDR)', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({
-      low: gwei4(nextBaseFee + EXPECTED_TIPS.low),
-      average: gwei4(nextBaseFee + EXPECTED_TIPS.average),
-      high: gwei4(nextBaseFee + EXPECTED_TIPS.high),
-      baseFee: gwei4(nextBaseFee),
+      low: gweiOf(nextBaseFee + EXPECTED_TIPS.low),
+      average: gweiOf(nextBaseFee + EXPECTED_TIPS.average),
+      high: gweiOf(nextBaseFee + EXPECTED_TIPS.high),
+      baseFee: gweiOf(nextBaseFee),
       blockNumber: BLOCK_TIPS_DECIGWEI.length,
       source: 'edr',
       tier: 'free',
@@ -109,7 +109,7 @@ describe('GET /api/gas against a real EVM node (EDR)', () => {
     expect(body.source).toBe('rpc-2');
     const configured = [dead, edr.url].map((url) => ({ url, port: Number(new URL(url).port) }));
     expectNoLeaks({ secrets: [], all: configured }, JSON.stringify(body), ...deps.logs);
-    expect(body.high).toBe(gwei4(nextBaseFee + EXPECTED_TIPS.high));
+    expect(body.high).toBe(gweiOf(nextBaseFee + EXPECTED_TIPS.high));
     expect(
       deps.logs.some((line) => line.includes('rpc attempt failed') && line.includes('"kind":"network"')),
     ).toBe(true);

@@ -57,10 +57,10 @@ describe('GET /api/gas with healthy providers', () => {
     const { res, body } = await getGas(createTestDeps(upstreams.env));
     expect(res.status).toBe(200);
     expect(body).toMatchObject({
-      low: 80.55,
-      average: 94.89,
-      high: 127.7,
-      baseFee: 77.65,
+      low: 80.546468498,
+      average: 94.894029714,
+      high: 127.651468498,
+      baseFee: 77.651468498,
       source: labelOf(0),
     });
     expect(body.citation).toMatch(/updated \d{4}-\d\d-\d\dT/);

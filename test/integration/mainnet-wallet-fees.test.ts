@@ -1,4 +1,4 @@
-import { formatGwei } from 'viem';
+import { formatGwei, parseGwei } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createApp } from '../../functions/app';
@@ -63,9 +63,14 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
       expect(low[field]).toBeLessThanOrEqual(average[field]);
       expect(average[field]).toBeLessThanOrEqual(high[field]);
     }
-    // The original numbers stay: next base fee + the tier's priority fee, 4 significant digits.
-    expect(body.low).toBe(Number((body.nextBaseFee + low.maxPriorityFeePerGas).toPrecision(4)));
-    expect(body.high).toBe(Number((body.nextBaseFee + high.maxPriorityFeePerGas).toPrecision(4)));
+    // The original numbers stay: next base fee + the tier's priority fee, exact to the wei, so a
+    // legacy gas price of `low` is never below the next base fee.
+    for (const name of ['low', 'average', 'high'] as const) {
+      const sumWei =
+        parseGwei(body.nextBaseFee.toFixed(9)) + parseGwei(body.tiers[name].maxPriorityFeePerGas.toFixed(9));
+      expect(parseGwei(body[name].toFixed(9))).toBe(sumWei);
+    }
+    expect(body.baseFee).toBe(body.nextBaseFee);
   });
 
   it('keeps the per-block blob maximum from the last reading when the newest block carried no blob', async () => {
@@ -149,7 +154,7 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     );
   });
 
-  it('derives wei-exact fee pairs from the explorer backstop, with nulls where it has no per-block data', async () => {
+  it('derives wei-exact fee pairs, the gas-used ratio and the trend from the explorer backstop, with nulls where it has no per-block data', async () => {
     for (const sim of upstreams.mainnet) await sim.fault('refuse');
     upstreams.etherscan.setOracle({
       SafeGasPrice: '0.523456789',
@@ -157,11 +162,19 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
       FastGasPrice: '1.2',
       suggestBaseFee: '0.498123456',
       LastBlock: '23850000',
+      // Five full blocks: the base fee rose by (9/8)^5 over them.
+      gasUsedRatio: '1,1,1,1,1',
     });
     const { body } = await getGas(createTestDeps(upstreams.env));
     expect(body.source).toBe('etherscan');
-    // The original tiers keep 4 significant digits; the fee pairs use every digit Etherscan sent.
-    expect(body).toMatchObject({ low: 0.5235, baseFee: 0.4981, nextBaseFee: 0.498123456 });
+    // Every digit Etherscan sent, in the original tiers and the fee pairs alike.
+    expect(body).toMatchObject({
+      low: 0.523456789,
+      average: 0.61,
+      high: 1.2,
+      baseFee: 0.498123456,
+      nextBaseFee: 0.498123456,
+    });
     expect(body.tiers.low.maxPriorityFeePerGas).toBe(0.025333333);
     expect(body.tiers.high.maxPriorityFeePerGas).toBe(0.701876544);
     // 498,123,456 wei after 2 full blocks (floor(x / 8) twice) is 630,437,499 wei, plus the tip.
@@ -171,12 +184,32 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
       expect(tier.maxFeePerGas).toBeGreaterThanOrEqual(body.nextBaseFee + tier.maxPriorityFeePerGas - 1e-9);
     }
     expect(body).toMatchObject({
-      gasUsedRatio: null,
-      baseFeeTrend: null,
+      gasUsedRatio: 1,
+      baseFeeTrend: 'rising',
       blobBaseFee: null,
       nextBlobBaseFee: null,
     });
     expect(body).not.toHaveProperty('exactGwei');
+  });
+
+  it('never serves an explorer tier below its base fee, and serves without the ratios when they are missing or broken', async () => {
+    for (const sim of upstreams.mainnet) await sim.fault('refuse');
+    for (const gasUsedRatio of [undefined, '', 'n/a', '0.5,1.7']) {
+      upstreams.etherscan.setOracle({
+        SafeGasPrice: '0.41',
+        ProposeGasPrice: '0.5',
+        FastGasPrice: '0.6',
+        suggestBaseFee: '0.45',
+        LastBlock: '23850000',
+        ...(gasUsedRatio === undefined ? {} : { gasUsedRatio }),
+      });
+      const { body } = await getGas(createTestDeps(upstreams.env));
+      expect(body.source).toBe('etherscan');
+      // Safe below the suggested base fee: the tip is 0 and low is the base fee itself.
+      expect(body).toMatchObject({ low: 0.45, average: 0.5, high: 0.6, nextBaseFee: 0.45 });
+      expect(body.tiers.low.maxPriorityFeePerGas).toBe(0);
+      if (gasUsedRatio !== undefined) expect(body).toMatchObject({ gasUsedRatio: null, baseFeeTrend: null });
+    }
   });
 
   it('rejects a provider whose blob fee is absurd and fails over, like an absurd fee history', async () => {

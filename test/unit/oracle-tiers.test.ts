@@ -83,9 +83,14 @@ describe('computeTiers', () => {
     ],
   };
 
-  it('serves next base fee + median tip in gwei with 4 significant digits (real blocks)', () => {
-    // low 77.651468498 + 2.895 = 80.546... ; average + 17.242561216 = 94.894... ; high + 50 = 127.65...
-    expect(computeTiers(realBlocks)).toEqual({ low: 80.55, average: 94.89, high: 127.7, baseFee: 77.65 });
+  it('serves next base fee + median tip in gwei, exact to the wei (real blocks)', () => {
+    // low 77.651468498 + 2.895 ; average + 17.242561216 ; high + 50
+    expect(computeTiers(realBlocks)).toEqual({
+      low: 80.546468498,
+      average: 94.894029714,
+      high: 127.651468498,
+      baseFee: 77.651468498,
+    });
   });
 
   it('keeps sub-gwei precision', () => {
@@ -95,8 +100,13 @@ describe('computeTiers', () => {
       gasUsedRatio: [0.4],
       reward: [[1_000_000n, 20_000_000n, 1_500_000_000n]],
     };
-    // 0.052345678 + 0.001 = 0.053345678 -> 0.05335; + 0.02 -> 0.07235; + 1.5 -> 1.552
-    expect(computeTiers(history)).toEqual({ low: 0.05335, average: 0.07235, high: 1.552, baseFee: 0.05235 });
+    // 0.052345678 + 0.001 ; + 0.02 ; + 1.5, every wei kept
+    expect(computeTiers(history)).toEqual({
+      low: 0.053345678,
+      average: 0.072345678,
+      high: 1.552345678,
+      baseFee: 0.052345678,
+    });
   });
 
   it('leaves empty blocks out of the median', () => {

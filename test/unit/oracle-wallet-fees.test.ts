@@ -10,7 +10,7 @@ import {
   TIER_NAMES,
 } from '../../lib/oracle/max-fee';
 import { estimateInclusionProbability, estimateWait, estimateWaitSeconds } from '../../lib/oracle/wait-model';
-import { classifyTrend, computeWalletFees } from '../../lib/oracle/wallet-fees';
+import { classifyTrend, computeWalletFees, trendFromGasUsed } from '../../lib/oracle/wallet-fees';
 import { createRandom } from '../helpers/random';
 
 const GWEI = 1_000_000_000n;
@@ -130,7 +130,12 @@ describe('wait model', () => {
 describe('computeWalletFees', () => {
   it('keeps the original tiers and adds fee pairs exact to the wei (real blocks 17173049-50)', () => {
     const fees = computeWalletFees(REAL);
-    expect(fees.tiers).toEqual({ low: 80.55, average: 94.89, high: 127.7, baseFee: 77.65 });
+    expect(fees.tiers).toEqual({
+      low: 80.546468498,
+      average: 94.894029714,
+      high: 127.651468498,
+      baseFee: 77.651468498,
+    });
     expect(fees.nextBaseFee).toBe(77_651_468_498n);
     expect(fees.wallet.low.maxPriorityFeePerGas).toBe(2_895_000_000n);
     expect(fees.wallet.average.maxPriorityFeePerGas).toBe(17_242_561_216n);
@@ -183,5 +188,32 @@ describe('computeWalletFees', () => {
     expect(classifyTrend(history(106n), 106n)).toBe('rising');
     expect(classifyTrend(history(105n), 105n)).toBe('flat');
     expect(classifyTrend(history(94n), 94n)).toBe('falling');
+  });
+});
+
+describe('trendFromGasUsed (the explorer backstop, which sends ratios but no base fees)', () => {
+  it('compounds EIP-1559 steps of (2 x ratio - 1) / 8, in any order, against the same 5 %', () => {
+    // Two full blocks and three empty ones: (9/8)^2 x (7/8)^3 = 0.848, a 15 % fall, whatever the order.
+    for (const ratios of [
+      [1, 1, 0, 0, 0],
+      [0, 1, 0, 1, 0],
+      [0, 0, 0, 1, 1],
+    ])
+      expect(trendFromGasUsed(ratios)).toBe('falling');
+    expect(trendFromGasUsed([0.5, 0.5, 0.5, 0.5, 0.5])).toBe('flat');
+    // 0.7 four times: 1.05^4 = 1.2155, rising; 0.58 once: 1.02, flat.
+    expect(trendFromGasUsed([0.7, 0.7, 0.7, 0.7])).toBe('rising');
+    expect(trendFromGasUsed([0.58])).toBe('flat');
+  });
+
+  it('reads a real Etherscan answer: five blocks under half full, a falling base fee', () => {
+    // ../shared/data/provider_response_fixtures_2022.json, etherscan_gastracker_gasoracle[0] (2022-12-07):
+    // (1 + (2r - 1) / 8) over the five ratios multiplies to 0.896, a 10.4 % fall.
+    const fixtures = JSON.parse(readFileSync(resolve(DATA, 'provider_response_fixtures_2022.json'), 'utf8'));
+    const ratios = String(fixtures.etherscan_gastracker_gasoracle[0].response.result.gasUsedRatio)
+      .split(',')
+      .map(Number);
+    expect(ratios).toHaveLength(5);
+    expect(trendFromGasUsed(ratios)).toBe('falling');
   });
 });
