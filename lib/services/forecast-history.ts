@@ -1,6 +1,7 @@
+import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import type { HourlyGasPoint } from '../forecast';
-import { describeDbError } from '../store/database';
+import { describeDbError, STORE_READ_DEADLINE_MS } from '../store/database';
 import { readHourlyHistory } from '../store/history-queries';
 
 /** How far back the forecaster looks: four weeks for the weekly shape, two more for its error replay. */
@@ -16,7 +17,7 @@ export interface ForecastHistory {
 
 /**
  * Reads the hourly history once per 30 s per process, whatever the number of requests. An
- * unreachable store is not an error here: the forecast falls back to its built-in profile.
+ * unreachable store (or one with no answer within STORE_READ_DEADLINE_MS) is not an error here: the forecast falls back to its built-in profile.
  */
 export function getForecastHistory(
   deps: Pick<AppDeps, 'cache' | 'withDb' | 'now' | 'log'>,
@@ -24,7 +25,10 @@ export function getForecastHistory(
   return deps.cache.get('forecast-history', TTL_MS, async () => {
     const since = deps.now() - FORECAST_HISTORY_DAYS * 86_400_000;
     try {
-      const { hours, snapshotCount } = await deps.withDb((db) => readHourlyHistory(db, since));
+      const { hours, snapshotCount } = await settleWithin(
+        deps.withDb((db) => readHourlyHistory(db, since)),
+        STORE_READ_DEADLINE_MS,
+      );
       return { hours, snapshotCount };
     } catch (error) {
       deps.log.warn('history store unavailable for the forecast', { error: describeDbError(error) });

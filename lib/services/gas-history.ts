@@ -1,6 +1,7 @@
+import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import { HistoryStoreUnavailableError } from '../errors';
-import { type Database, describeDbError } from '../store/database';
+import { type Database, describeDbError, STORE_READ_DEADLINE_MS } from '../store/database';
 import { chooseBucketSeconds, type HistoryRange, RANGE_SECONDS, rangeWindow } from '../store/history-buckets';
 import { type HistoryBucket, readBucketedHistory } from '../store/history-queries';
 
@@ -21,7 +22,7 @@ export interface GasHistory {
 
 /**
  * Runs one unit of work on the history store. Any failure there (unreachable, refused, broken
- * connection) is logged and reported as unavailable with a retry hint, since the store is the only
+ * connection, no answer within STORE_READ_DEADLINE_MS) is logged and reported as unavailable with a retry hint, since the store is the only
  * source of history and a client can do nothing but retry.
  * @throws HistoryStoreUnavailableError when the store cannot do the work.
  */
@@ -30,7 +31,7 @@ export async function readHistoryStore<T>(
   work: (db: Database) => Promise<T>,
 ): Promise<T> {
   try {
-    return await deps.withDb(work);
+    return await settleWithin(deps.withDb(work), STORE_READ_DEADLINE_MS);
   } catch (error) {
     deps.log.error('history store unavailable', { error: describeDbError(error) });
     throw new HistoryStoreUnavailableError(

@@ -1,4 +1,5 @@
 import { parseGwei } from 'viem';
+import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import { weiToGwei } from '../l2/fees';
 import { computeMaxFeePerGas, TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../oracle/max-fee';
@@ -85,13 +86,19 @@ export function deriveExplorerWalletFields(
   };
 }
 
+/** How long a reading waits for its rank: a store with no answer by then costs the rank, not the reading's speed. */
+const RANK_DEADLINE_MS = 1_500;
+
 /**
  * Ranks a base fee among the stored last 7 days; null when the store holds less than a day or cannot
- * be read (logged), since a missing rank must never cost the reading.
+ * be read within RANK_DEADLINE_MS (logged), since a missing rank must never cost the reading.
  */
 export async function rankBaseFee(deps: Pick<AppDeps, 'withDb' | 'now' | 'log'>, baseFeeGwei: number) {
   try {
-    return await deps.withDb((db) => rankBaseFeeAmongLastWeek(db, baseFeeGwei, deps.now()));
+    return await settleWithin(
+      deps.withDb((db) => rankBaseFeeAmongLastWeek(db, baseFeeGwei, deps.now())),
+      RANK_DEADLINE_MS,
+    );
   } catch (error) {
     deps.log.warn('base fee rank unavailable', { error: describeDbError(error) });
     return null;

@@ -12,6 +12,22 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type WithDb = <T>(fn: (db: Database) => Promise<T>) => Promise<T>;
 
 /**
+ * How long a request waits on one unit of work on the store. A networked store that stops answering
+ * (a frozen server, a connection dropped without a reset) would otherwise hold every request that
+ * shares the read for ever; past this the read counts as failed (503 for history, no rank, the
+ * built-in forecast profile). Queries take milliseconds and a new connection at most its 5 s connect
+ * timeout, so this cuts only a store that is not answering.
+ */
+export const STORE_READ_DEADLINE_MS = 6_000;
+
+/**
+ * The per-query limit of the networked engines' pools (node-postgres, Neon): a query with no answer
+ * by then fails, and its connection is dropped instead of going back to the pool, so a stuck
+ * connection never serves another unit of work (the scheduled jobs' included).
+ */
+export const STORE_QUERY_TIMEOUT_MS = 10_000;
+
+/**
  * Describes a database failure in one line for logs and tool output: drizzle wraps driver errors
  * ("Failed query: ..."), so the underlying cause (refused, timeout, missing database) is appended,
  * and any URL is reduced to its host so a password in a connection string never leaks.

@@ -13,7 +13,7 @@ import pg from 'pg';
 import * as schema from '../../drizzle/schema';
 import type { Config } from '../config';
 import { findUp } from '../find-up';
-import type { WithDb } from './database';
+import { STORE_QUERY_TIMEOUT_MS, type WithDb } from './database';
 import { CONNECT_TIMEOUT_MS, createNeonWithDb } from './neon';
 
 /**
@@ -73,7 +73,11 @@ function openNeon(url: string, connectTimeoutMs: number): DatabaseEngine {
 
 function openPg(url: string, connectTimeoutMs: number): DatabaseEngine {
   // One pool per process: the Node host keeps its connections for its lifetime.
-  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  const pool = new pg.Pool({
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs,
+    query_timeout: STORE_QUERY_TIMEOUT_MS,
+  });
   pool.on('error', () => {});
   const db = drizzlePg({ client: pool, schema });
   return {

@@ -1,7 +1,7 @@
 import { Pool } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import * as schema from '../../drizzle/schema';
-import type { WithDb } from './database';
+import { STORE_QUERY_TIMEOUT_MS, type WithDb } from './database';
 
 /** How long opening a connection may take before the store counts as unreachable. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -12,7 +12,11 @@ export const CONNECT_TIMEOUT_MS = 5_000;
  */
 export function createNeonWithDb(url: string, connectTimeoutMs = CONNECT_TIMEOUT_MS): WithDb {
   return async (fn) => {
-    const pool = new Pool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+    const pool = new Pool({
+      connectionString: url,
+      connectionTimeoutMillis: connectTimeoutMs,
+      query_timeout: STORE_QUERY_TIMEOUT_MS,
+    });
     // A dropped idle connection is reported on the pool; without a listener it would crash the isolate.
     pool.on('error', () => {});
     try {

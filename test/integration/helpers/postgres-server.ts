@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +18,11 @@ export interface PostgresServer {
   url(database?: string): string;
   /** Creates an empty database and returns its connection string. */
   createDatabase(name: string): Promise<string>;
+  /**
+   * Sends a signal to the server and every one of its processes: SIGSTOP freezes it as a hung host
+   * would (connections stay open, nothing answers), SIGCONT lets it go on.
+   */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
   /** Stops the server at once (running connections are cut) and deletes its files. */
   stop(): Promise<void>;
 }
@@ -75,6 +80,23 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
   };
   process.once('exit', stopNow);
 
+  const signal = (sig: 'SIGSTOP' | 'SIGCONT') => {
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)])
+      .toString()
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+    for (const pid of [postmaster, ...children]) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // A backend that exited since `ps` listed it.
+      }
+    }
+  };
+
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
     port,
@@ -90,8 +112,15 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
       }
       return url(name);
     },
+    signal,
     async stop() {
       process.removeListener('exit', stopNow);
+      // A frozen server cannot stop.
+      try {
+        signal('SIGCONT');
+      } catch {
+        // Not running.
+      }
       stopNow();
     },
   };
