@@ -1,10 +1,6 @@
 import type { AppDeps } from '../lib/deps';
 import { type ForecastOutcome, measureOutcome, SCORED_HOURS } from '../lib/forecast/accuracy';
-import {
-  type GasPredictions,
-  gasPredictionsCacheKey,
-  getGasPredictions,
-} from '../lib/services/gas-predictions';
+import { type GasPredictions, getGasPredictions } from '../lib/services/gas-predictions';
 import { describeDbError } from '../lib/store/database';
 import { readHourlyHistory } from '../lib/store/history-queries';
 import {
@@ -96,8 +92,8 @@ export async function runForecastJob(deps: AppDeps, firedAt: number): Promise<Fo
 
 /**
  * Reads the 24-hour forecast the service serves now and shapes the row to store for `originHour`,
- * or says why there is none. A cached forecast made in an earlier hour (its first point is not the
- * next hour) is dropped and made again, as the next request would see it.
+ * or says why there is none (the service makes a forecast again once the hour has turned, so only a
+ * tick whose hour turns during the read finds one of another hour).
  */
 async function readServedForecast(
   deps: AppDeps,
@@ -108,10 +104,6 @@ async function readServedForecast(
   let served: GasPredictions;
   try {
     served = await getGasPredictions(deps, '24h');
-    if (!madeThisHour(served)) {
-      deps.cache.delete(gasPredictionsCacheKey('24h'));
-      served = await getGasPredictions(deps, '24h');
-    }
   } catch {
     // The service could not forecast (no live or recent reading); a later tick in the hour retries.
     return { skipped: 'no forecast served' };

@@ -32,7 +32,12 @@ export interface GasPredictions extends GasForecast {
  * @throws GasUnavailableError when no live or recent mainnet reading exists (from getCurrentGas).
  */
 export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
-  return deps.cache.get(gasPredictionsCacheKey(timeframe), TTL_MS, async () => {
+  const key = gasPredictionsCacheKey(timeframe);
+  // Points start at the next whole hour (SPEC decision 8): once the hour turns, a forecast made
+  // before it starts at the hour now under way, however young it is, so it is made again.
+  const made = deps.cache.peek<GasPredictions>(key)?.value.predictions[0]?.timestamp;
+  if (made !== undefined && Date.parse(made) !== nextHourOf(deps.now())) deps.cache.delete(key);
+  return deps.cache.get(key, TTL_MS, async () => {
     const [current, history, price] = await Promise.all([
       getCurrentGas(deps),
       getForecastHistory(deps),
@@ -48,7 +53,8 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
       ethUsd: ethUsdFor(deps, price.usd),
     };
     const forecast = forecastGas(input, undefined, basisFor(deps, history, now, timeframe));
-    const spanStart = Math.floor(now / HOUR_MS) * HOUR_MS - HORIZON_HOURS[timeframe] * HOUR_MS;
+    // As many hours back as the horizon looks ahead, the hour under way the last of them.
+    const spanStart = nextHourOf(now) - HORIZON_HOURS[timeframe] * HOUR_MS;
     return {
       ...forecast,
       current,
@@ -60,9 +66,14 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
   });
 }
 
-/** The cache key of a horizon's forecast, for a caller that must drop one made in an earlier hour. */
-export function gasPredictionsCacheKey(timeframe: ForecastHorizon): string {
+/** The cache key of a horizon's forecast. */
+function gasPredictionsCacheKey(timeframe: ForecastHorizon): string {
   return `gas-predictions:${timeframe}`;
+}
+
+/** The start of the hour after the one holding `ms`: where a forecast made at `ms` begins. */
+function nextHourOf(ms: number): number {
+  return (Math.floor(ms / HOUR_MS) + 1) * HOUR_MS;
 }
 
 /**

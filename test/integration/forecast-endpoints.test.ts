@@ -63,10 +63,12 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     expect(Date.parse(body.predictions[0]!.timestamp)).toBe(nextHour);
     expect(body.usingFallbackData).toBe(false);
     expect(body.dataPoints).toBe(seededCount);
-    expect(body.historical.length).toBeGreaterThanOrEqual(points);
-    expect(Date.parse(body.historical[0]!.timestamp)).toBeGreaterThanOrEqual(
-      nextHour - (points + 1) * HOUR_MS,
-    );
+    // As many hours back as ahead: the oldest `points` hours before the next one, the hour under way
+    // the last (absent in the first 90 s of an hour, before its first snapshot).
+    const hours = body.historical.map((p) => Date.parse(p.timestamp));
+    expect(hours[0]).toBe(nextHour - points * HOUR_MS);
+    expect(hours.at(-1)).toBeLessThanOrEqual(nextHour - HOUR_MS);
+    expect([points - 1, points]).toContain(hours.length);
     expect(body.current.source).toBe('rpc-1');
     expect(body.citation).toMatch(/updated \d{4}-\d{2}-\d{2}T/);
     if (body.decision.recommendation === 'send_now') expect(body.decision.expectedSavingsPct).toBe(0);
@@ -113,8 +115,10 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     const body = DashboardResponseSchema.parse(await res.json());
     expect(body.predictions).toHaveLength(24);
     expect(body.ethPrice.usd).toBeGreaterThan(0);
-    expect(body.compactHistory.length).toBeGreaterThanOrEqual(24);
-    expect(body.compactHistory.length).toBeLessThanOrEqual(25);
+    // The last 24 hours in hourly buckets, the hour under way the last (SPEC decision 10).
+    const nextHour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    expect(Date.parse(body.compactHistory[0]!.timestamp)).toBe(nextHour - 24 * HOUR_MS);
+    expect([23, 24]).toContain(body.compactHistory.length);
     const predictions = GasPredictionsResponseSchema.parse(
       await (await app.request('/api/gas-predictions')).json(),
     );
@@ -170,6 +174,29 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
       expect(res.status).toBe(503);
       expect(res.headers.get('Content-Type')).toBe('application/problem+json');
       expect(res.headers.get('Retry-After')).toBe('30');
+    }
+  });
+});
+
+describe('a forecast across the turn of an hour', () => {
+  it('starts at the next whole hour once the hour turns, though the last forecast is seconds old', async () => {
+    const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    let now = hour - 10_000;
+    const clocked = await startUpstreams({ now: () => now });
+    try {
+      const app = createApp(createTestDeps(clocked.env, { now: () => now }));
+      const first = async (path: string) => {
+        const body = (await (await app.request(path)).json()) as { predictions: { timestamp: string }[] };
+        return Date.parse(body.predictions[0]!.timestamp);
+      };
+      expect(await first('/api/gas-predictions?timeframe=6h')).toBe(hour);
+      expect(await first('/api/dashboard')).toBe(hour);
+      // 5 s into the new hour, 15 s after those forecasts were made (they are kept 30 s).
+      now = hour + 5_000;
+      expect(await first('/api/gas-predictions?timeframe=6h')).toBe(hour + HOUR_MS);
+      expect(await first('/api/dashboard')).toBe(hour + HOUR_MS);
+    } finally {
+      await clocked.close();
     }
   });
 });
