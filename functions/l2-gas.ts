@@ -1,5 +1,4 @@
 import { createRoute } from '@hono/zod-openapi';
-import { publicCache } from '../lib/http/cache-control';
 import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { L2GasResponseSchema, toL2GasBody } from '../lib/schemas/l2-gas';
 import { getL2Gas, L2_GAS_DEGRADED_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from '../lib/services/l2-gas';
@@ -19,8 +18,8 @@ const route = createRoute({
     `reading (at most ${L2_LAST_GOOD_MAX_AGE_MS / 60_000} minutes old) or with null numbers, and its ` +
     '`feeNote` says which. An OP Stack network whose L1-fee call failed has `estimatedL1DataFeeUsd` and ' +
     '`estimatedWalletFeeUsd` null and `feeCompleteness: "execution_only"`. When no price source answers, ' +
-    'the USD fields are null and the gwei figures are still served. Degraded answers are cached for ' +
-    `${L2_GAS_DEGRADED_TTL_MS / 1000} s instead of 60 s.`,
+    'the USD fields are null and the gwei figures are still served. A degraded answer is read again ' +
+    `upstream after ${L2_GAS_DEGRADED_TTL_MS / 1000} s instead of 60 s; its Cache-Control is 60 s like any other.`,
   responses: {
     200: {
       description: 'The four networks, complete or partly degraded (see each `feeNote`).',
@@ -29,12 +28,14 @@ const route = createRoute({
   },
 });
 
-/** The four networks; a degraded answer lives shorter, served through the fast path on the Node host. */
+/**
+ * The four networks, served through the fast path on the Node host. A degraded answer is read again
+ * sooner (the service's TTL), but carries the path's Cache-Control like any other (SPEC decision 12).
+ */
 const answer = envelopedAnswer({
   read: (deps) => getL2Gas(deps),
   toBody: toL2GasBody,
   updatedAt: (result) => result.fetchedAt,
-  cacheControl: (result) => (result.degraded ? publicCache(L2_GAS_DEGRADED_TTL_MS / 1000) : undefined),
 });
 
 /** Registers GET /api/l2-gas (SPEC.md 2.10, 4.2 rule 5, decisions 4-6). */

@@ -163,7 +163,8 @@ describe('GET /api/l2-gas', () => {
     expect(base.feeCompleteness).toBe('execution_only');
     expect(base.feeNote).toMatch(/L1 data fee could not be read/);
     expectLive(result.body, 'optimism');
-    expect(result.cacheControl).toBe('public, max-age=15, s-maxage=15');
+    // The path's Cache-Control (SPEC decision 12), though the service reads it again after 15 s.
+    expect(result.cacheControl).toBe('public, max-age=60, s-maxage=60');
   });
 
   it('does not hold a failing getL1Fee against the provider that answers the gas price', async () => {
@@ -225,8 +226,8 @@ describe('GET /api/l2-gas', () => {
       });
       expect(n.feeNote).toMatch(/USD figures unavailable/);
     }
-    // A degraded answer is cached 15 s, not 60 s, in the process and at the edge.
-    expect(result.cacheControl).toBe('public, max-age=15, s-maxage=15');
+    // A degraded answer is read again after 15 s in the process; clients get the path's 60 s.
+    expect(result.cacheControl).toBe('public, max-age=60, s-maxage=60');
     const gasPriceCalls = () =>
       up.l2.arbitrum.reduce((sum, sim) => sum + (sim.requests.byMethod.eth_gasPrice ?? 0), 0);
     const priceCalls = () => up.coingecko.requests.total;
