@@ -2,7 +2,16 @@
 const SECOND_LEVEL_SUFFIXES = new Set(['co', 'com', 'net', 'org', 'gov', 'ac', 'edu']);
 
 /** Suffixes of names that only resolve inside a private network (RFC 6761, 6762, 8375 and common use). */
-const PRIVATE_SUFFIXES = ['localhost', 'local', 'internal', 'lan', 'home.arpa', 'intranet', 'corp'];
+const PRIVATE_SUFFIXES = [
+  'localhost',
+  'localdomain',
+  'local',
+  'internal',
+  'lan',
+  'home.arpa',
+  'intranet',
+  'corp',
+];
 
 /** What an operator may call a provider (`name=url`): short, and safe in any response or log line. */
 export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
@@ -49,7 +58,9 @@ export function labelFromUrl(url: string): string | undefined {
     parts.length >= 3 && SECOND_LEVEL_SUFFIXES.has(second) && (parts[last]?.length ?? 0) === 2
       ? (parts[last - 2] ?? second)
       : second;
-  return name.replace(/[^a-z0-9-]/g, '') || undefined;
+  const label = name.replace(/[^a-z0-9-]/g, '');
+  // `localhost` names no provider and is never shown (SPEC extension 20), whatever the host around it.
+  return label && label !== 'localhost' ? label : undefined;
 }
 
 /**

@@ -41,6 +41,9 @@ describe('labelFromUrl', () => {
     ['a single-label host', 'http://geth:8545'],
     ['a private-network name', 'http://eth.node.internal:8545'],
     ['an mDNS name', 'http://mynode.local:8545'],
+    ['localhost.localdomain', 'http://localhost.localdomain:8545'],
+    ['a .localdomain name', 'https://my-node.localdomain/v3/key'],
+    ['localhost under a public-looking name', 'http://localhost.example:8545'],
   ])('gives no name for %s', (_, url) => {
     expect(labelFromUrl(url)).toBeUndefined();
   });
