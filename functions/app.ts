@@ -37,7 +37,10 @@ export function createApp(deps: AppDeps, options: { routes?: AnswerRoutes } = {}
 
   const { routes } = options;
   const rendered = routes?.rendered ?? createRenderedJsonCache();
-  app.use('*', responseHeaders());
+  app.use(
+    '*',
+    responseHeaders((path) => allowedMethods(app, path)),
+  );
   app.use('*', (c, next) => {
     c.set('deps', deps);
     c.set('rendered', rendered);
@@ -94,8 +97,19 @@ function instanceOf(url: string): string {
   return instance.length > 200 ? `${instance.slice(0, 200)}…` : instance;
 }
 
-/** Methods registered for an exact path; a non-empty list means a 405 rather than a 404. */
+/**
+ * Methods a path answers: those registered for it (exactly, or under a `/*` route), HEAD wherever GET
+ * is (Hono answers it); a non-empty list means a 405 rather than a 404, and is what a preflight offers.
+ */
 function allowedMethods(app: ApiApp, path: string): string[] {
-  const methods = app.routes.filter((r) => r.path === path && r.method !== 'ALL').map((r) => r.method);
-  return [...new Set(methods)];
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    const matches = route.path.endsWith('/*')
+      ? path.startsWith(route.path.slice(0, -1))
+      : route.path === path;
+    if (!matches || route.method === 'ALL') continue;
+    methods.add(route.method);
+    if (route.method === 'GET') methods.add('HEAD');
+  }
+  return [...methods];
 }

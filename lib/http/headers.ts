@@ -9,8 +9,7 @@ export const INFO_HEADERS: Readonly<Record<string, string>> = {
   'X-RateLimit-Window': '1h',
 };
 
-/** Methods and headers a browser may use (preflight answer). */
-export const CORS_ALLOW_METHODS = 'GET, POST, OPTIONS';
+/** Headers a browser may send (preflight answer). */
 export const CORS_ALLOW_HEADERS = 'Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
 const CORS_EXPOSE_HEADERS = [...Object.keys(INFO_HEADERS), 'Retry-After', 'Allow', 'Mcp-Session-Id'].join(
   ', ',
@@ -45,14 +44,21 @@ export function applyResponseHeaders(headers: Headers, method: string, path: str
   headers.set('Cache-Control', cacheControl ?? 'no-store');
 }
 
-/** Middleware form of applyResponseHeaders, plus the CORS preflight (204) for any path. */
-export function responseHeaders(): MiddlewareHandler {
+/**
+ * Middleware form of applyResponseHeaders, plus the CORS preflight: 204 with the methods the path
+ * answers (`methodsOf`, OPTIONS added) as Access-Control-Allow-Methods and Allow; an unknown path
+ * goes on to the app's 404.
+ */
+export function responseHeaders(methodsOf: (path: string) => string[]): MiddlewareHandler {
   return async (c, next) => {
-    if (c.req.method === 'OPTIONS') {
+    const methods = c.req.method === 'OPTIONS' ? methodsOf(c.req.path) : [];
+    if (methods.length > 0) {
+      const allow = [...methods, 'OPTIONS'].join(', ');
       const res = new Response(null, {
         status: 204,
         headers: {
-          'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,
+          Allow: allow,
+          'Access-Control-Allow-Methods': allow,
           'Access-Control-Allow-Headers':
             c.req.header('Access-Control-Request-Headers') ?? CORS_ALLOW_HEADERS,
           'Access-Control-Max-Age': '86400',

@@ -116,7 +116,7 @@ describe('HTTP conventions', () => {
     expect(missing.headers.get('X-API-Tier')).toBe('free');
     const wrong = await app.request('/api/probe', { method: 'DELETE' });
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('Allow')).toBe('GET, OPTIONS');
+    expect(wrong.headers.get('Allow')).toBe('GET, HEAD, OPTIONS');
     expect(wrong.headers.get('Access-Control-Allow-Origin')).toBe('*');
   });
 
@@ -127,7 +127,27 @@ describe('HTTP conventions', () => {
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
-    expect(res.headers.get('Access-Control-Allow-Methods')).toContain('GET');
+    // The methods this path answers, not every method of the API.
+    expect(res.headers.get('Access-Control-Allow-Methods')).toBe('GET, HEAD, OPTIONS');
+    expect(res.headers.get('Allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('offers POST only where it is answered, and no preflight for a path that does not exist', async () => {
+    const app = appWithProbe();
+    const preflight = (path: string) =>
+      app.request(path, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://dapp.example', 'Access-Control-Request-Method': 'POST' },
+      });
+    const mcp = await preflight('/api/mcp');
+    expect(mcp.status).toBe(204);
+    expect(mcp.headers.get('Access-Control-Allow-Methods')).toBe('POST, OPTIONS');
+    const asset = await preflight('/assets/dashboard.js');
+    expect(asset.headers.get('Access-Control-Allow-Methods')).toBe('GET, HEAD, OPTIONS');
+    const missing = await preflight('/api/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('Content-Type')).toContain('application/problem+json');
+    expect(missing.headers.get('Access-Control-Allow-Origin')).toBe('*');
   });
 
   it('answers 500 without a stack trace or message from inside', async () => {
