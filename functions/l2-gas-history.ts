@@ -20,7 +20,10 @@ const route = createRoute({
   request: {
     query: z.object({
       network: enumQuery('network', L2_HISTORY_NETWORKS, { description: 'L2 network.' }),
-      hours: enumQuery('hours', L2_HISTORY_HOURS, { description: 'Window ending now, in hours.' }),
+      hours: enumQuery('hours', L2_HISTORY_HOURS, {
+        description: 'Window ending now, in hours.',
+        integer: true,
+      }),
     }),
   },
   responses: {

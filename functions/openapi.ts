@@ -1,5 +1,6 @@
 import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
 import { SERVICE_NAME } from '../lib/http/envelope';
+import { PROBLEM_CONTENT_TYPE } from '../lib/http/problem';
 import type { ApiApp } from './app-env';
 
 /**
@@ -37,9 +38,50 @@ export function registerOpenApi(app: ApiApp): void {
   const answer: CachedAnswer<undefined, undefined, object> = {
     read: () => Promise.resolve(undefined),
     present(_, baseUrl) {
-      if (built?.baseUrl !== baseUrl) built = { baseUrl, doc: app.getOpenAPIDocument(documentFor(baseUrl)) };
+      if (built?.baseUrl !== baseUrl) {
+        built = { baseUrl, doc: withConventions(app.getOpenAPIDocument(documentFor(baseUrl))) };
+      }
       return { body: built.doc, options: { basis: [built.doc] } };
     },
   };
   app.get('/openapi.json', (c) => serveCached(c, answer, undefined));
+}
+
+type Operation = { responses: Record<string, { description: string; headers?: object; content?: object }> };
+
+/** A response header in the document. */
+const header = (description: string) => ({ description, schema: { type: 'string' } });
+
+/**
+ * Adds what every operation shares, so each route need not repeat it: a 405 for a method the path
+ * does not answer (SPEC decision 7); on every GET, the ETag and Cache-Control of its 200 and the 304
+ * a matching If-None-Match gets (extension 21); and the Retry-After of a 503.
+ */
+function withConventions<D extends { paths?: object }>(doc: D): D {
+  const notAllowed = {
+    description: 'Method not allowed; the `Allow` header lists the allowed methods.',
+    headers: { Allow: header('The methods this path answers.') },
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+  for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
+    for (const [method, operation] of Object.entries(item)) {
+      const { responses } = operation;
+      responses[405] = { ...notAllowed, ...responses[405] };
+      const unavailable = responses[503];
+      if (unavailable) unavailable.headers = { 'Retry-After': header('Seconds to wait before retrying.') };
+      const ok = responses[200];
+      if (method !== 'get' || !ok) continue;
+      const caching = {
+        ETag: header('Strong validator of the body: the first 128 bits of its SHA-256, quoted.'),
+        'Cache-Control': header('`public, max-age=N, s-maxage=N`, N the refresh cadence in seconds.'),
+        'Last-Modified': header('Time of the data, where it has one.'),
+      };
+      ok.headers = { ...caching, ...ok.headers };
+      responses[304] = {
+        description: '`If-None-Match` named the current `ETag`: no body, the same caching headers.',
+        headers: caching,
+      };
+    }
+  }
+  return doc;
 }

@@ -7,18 +7,23 @@ const allowedByName = new Map<string, readonly string[]>();
 
 /**
  * Declares an enumerated query parameter for a route: one schema serves validation and OpenAPI,
- * and the allowed values are remembered for error messages.
+ * and the allowed values are remembered for error messages. With `integer`, the values are whole
+ * numbers (SPEC 4.1 types `hours` as an integer): the document says so, and validation still takes
+ * exactly the listed spellings (`24`, never `024` or `24.0`).
  */
 export function enumQuery<const T extends readonly [string, ...string[]]>(
   name: string,
   values: T,
-  options: { description: string; default?: T[number] },
+  options: { description: string; default?: T[number]; integer?: boolean },
 ) {
   allowedByName.set(name, values);
   const base = z.enum(values);
   const param = { param: { name, in: 'query' as const, required: options.default === undefined } };
   if (options.default === undefined) {
-    return base.openapi({ ...param, description: options.description, example: values[0] });
+    const schema = options.integer
+      ? { type: 'integer' as const, enum: values.map(Number), example: Number(values[0]) }
+      : { example: values[0] };
+    return base.openapi({ ...param, description: options.description, ...schema });
   }
   return base
     .optional()

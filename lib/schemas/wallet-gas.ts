@@ -81,18 +81,25 @@ export const WalletGasFieldsSchema = z.object({
         'and its usage ratio; null when that block carried no blob or the provider gives no blob data.',
       example: 21,
     }),
-  gasUsedRatio: z.number().min(0).max(1).nullable().openapi({
-    description:
-      'Mean gas used / gas limit over the last 20 blocks, 0 to 1 (0.5 is the EIP-1559 target); null from the explorer backstop.',
-    example: 0.52,
-  }),
+  gasUsedRatio: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .openapi({
+      description:
+        'Mean gas used / gas limit over the last 20 blocks, 0 to 1 (0.5 is the EIP-1559 target); from the explorer ' +
+        'backstop, over the last blocks it lists, or null when it lists none.',
+      example: 0.52,
+    }),
   baseFeeTrend: z
     .enum(['rising', 'falling', 'flat'])
     .nullable()
     .openapi({
       description:
         'Next base fee against the median base fee of the last 20 blocks: more than 5 % above `rising`, more than ' +
-        '5 % below `falling`, else `flat`; null from the explorer backstop.',
+        '5 % below `falling`, else `flat`; from the explorer backstop, the next base fee against the one before the ' +
+        'blocks it lists (their EIP-1559 steps compounded), or null when it lists none.',
     }),
   baseFeePercentile7d: z
     .number()
