@@ -63,8 +63,9 @@ export function createApp(deps: AppDeps, options: { routes?: AnswerRoutes } = {}
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);
+    // A method the path answers that found nothing (a missing file under /assets/*) is a 404, not a 405.
     const problem =
-      allow.length > 0
+      allow.length > 0 && !allow.includes(c.req.method)
         ? new HttpProblem(405, 'Method not allowed', `${c.req.method} is not allowed on ${c.req.path}.`, {
             allow: [...allow, 'OPTIONS'],
           })

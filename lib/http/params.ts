@@ -19,16 +19,16 @@ export function enumQuery<const T extends readonly [string, ...string[]]>(
   allowedByName.set(name, values);
   const base = z.enum(values);
   const param = { param: { name, in: 'query' as const, required: options.default === undefined } };
+  // How the document shows a value: as sent, or as the whole number it spells.
+  const shown = (value: string) => (options.integer ? Number(value) : value);
+  const type = options.integer ? { type: 'integer' as const, enum: values.map(shown) } : {};
   if (options.default === undefined) {
-    const schema = options.integer
-      ? { type: 'integer' as const, enum: values.map(Number), example: Number(values[0]) }
-      : { example: values[0] };
-    return base.openapi({ ...param, description: options.description, ...schema });
+    return base.openapi({ ...param, description: options.description, ...type, example: shown(values[0]) });
   }
   return base
     .optional()
     .default(options.default)
-    .openapi({ ...param, description: options.description, default: options.default });
+    .openapi({ ...param, description: options.description, ...type, default: shown(options.default) });
 }
 
 /** Quotes a client-supplied value for an error message, shortened so a huge value is not echoed back. */

@@ -1,4 +1,4 @@
-import { formatEther, formatGwei } from 'viem';
+import { formatEther } from 'viem';
 
 /** Gas used by a plain ETH (or POL) transfer: the execution figure every network is compared on. */
 export const TRANSFER_GAS = 21_000n;
@@ -8,14 +8,6 @@ export interface L2FeesUsd {
   executionGasCostUsd: number | null;
   l1DataFeeUsd: number | null;
   walletFeeUsd: number | null;
-}
-
-/**
- * Converts wei to gwei without losing sub-gwei digits: L2 prices are often 0.001-0.01 gwei, and even a
- * few wei (1e-9 gwei) must not round to zero.
- */
-export function weiToGwei(wei: bigint): number {
-  return Number(formatGwei(wei));
 }
 
 /**

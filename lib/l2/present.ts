@@ -1,6 +1,7 @@
 import type { L2NetworkReading } from '../schemas/l2-gas';
+import { weiToGwei } from '../units';
 import { suggestL2Fees } from './fee-suggestion';
-import { computeFeesUsd, weiToGwei } from './fees';
+import { computeFeesUsd } from './fees';
 import type { FeeCompleteness, L2Network } from './networks';
 
 /** Where a network's numbers came from: a live read, the last good reading, or nowhere. */

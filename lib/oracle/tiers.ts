@@ -1,4 +1,4 @@
-import { weiToGwei } from '../l2/fees';
+import { weiToGwei } from '../units';
 import { assertFeeHistoryShape, type FeeHistory, OracleError } from './fee-history';
 import { assertSaneTiers } from './sanity';
 

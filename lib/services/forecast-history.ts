@@ -17,7 +17,8 @@ export interface ForecastHistory {
 
 /**
  * Reads the hourly history once per 30 s per process, whatever the number of requests. An
- * unreachable store (or one with no answer within STORE_READ_DEADLINE_MS) is not an error here: the forecast falls back to its built-in profile.
+ * unreachable store (or one with no answer within STORE_READ_DEADLINE_MS) is not an error here:
+ * the forecast falls back to its built-in profile.
  */
 export function getForecastHistory(
   deps: Pick<AppDeps, 'cache' | 'withDb' | 'now' | 'log'>,

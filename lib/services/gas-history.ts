@@ -22,8 +22,8 @@ export interface GasHistory {
 
 /**
  * Runs one unit of work on the history store. Any failure there (unreachable, refused, broken
- * connection, no answer within STORE_READ_DEADLINE_MS) is logged and reported as unavailable with a retry hint, since the store is the only
- * source of history and a client can do nothing but retry.
+ * connection, no answer within STORE_READ_DEADLINE_MS) is logged and reported as unavailable with a
+ * retry hint, since the store is the only source of history and a client can do nothing but retry.
  * @throws HistoryStoreUnavailableError when the store cannot do the work.
  */
 export async function readHistoryStore<T>(

@@ -1,12 +1,12 @@
 import { parseGwei } from 'viem';
 import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
-import { weiToGwei } from '../l2/fees';
 import { computeMaxFeePerGas, TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../oracle/max-fee';
 import { trendFromGasUsed } from '../oracle/wallet-fees';
 import type { WalletGasFields } from '../schemas/wallet-gas';
 import { rankBaseFeeAmongLastWeek } from '../store/base-fee-rank';
 import { describeDbError } from '../store/database';
+import { weiToGwei } from '../units';
 import type { EtherscanGasReading } from '../upstream/etherscan';
 import type { RpcGasReading } from '../upstream/rpc-mainnet-gas';
 
@@ -86,7 +86,7 @@ export function deriveExplorerWalletFields(
   };
 }
 
-/** How long a reading waits for its rank: a store with no answer by then costs the rank, not the reading's speed. */
+/** How long a reading waits for its rank: a store with no answer costs the rank, not the reading's speed. */
 const RANK_DEADLINE_MS = 1_500;
 
 /**

@@ -15,17 +15,27 @@ export type WithDb = <T>(fn: (db: Database) => Promise<T>) => Promise<T>;
  * How long a request waits on one unit of work on the store. A networked store that stops answering
  * (a frozen server, a connection dropped without a reset) would otherwise hold every request that
  * shares the read for ever; past this the read counts as failed (503 for history, no rank, the
- * built-in forecast profile). Queries take milliseconds and a new connection at most its 5 s connect
- * timeout, so this cuts only a store that is not answering.
+ * built-in forecast profile). Queries take milliseconds and a new connection (a Neon compute waking
+ * up included) at most its 5 s connect timeout, so this cuts only a store that is not answering.
  */
-export const STORE_READ_DEADLINE_MS = 6_000;
+export const STORE_READ_DEADLINE_MS = 8_000;
 
 /**
  * The per-query limit of the networked engines' pools (node-postgres, Neon): a query with no answer
- * by then fails, and its connection is dropped instead of going back to the pool, so a stuck
- * connection never serves another unit of work (the scheduled jobs' included).
+ * by then fails, the scheduled jobs' included. The Node host's pool is then replaced (a stuck
+ * connection never serves another unit of work); the Worker's lasts one call anyway.
  */
 export const STORE_QUERY_TIMEOUT_MS = 10_000;
+
+/** True when a store error (or one it wraps) is a query with no answer within STORE_QUERY_TIMEOUT_MS. */
+export function isQueryTimeout(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 4; depth++) {
+    if (current.message === 'Query read timeout') return true;
+    current = current.cause;
+  }
+  return false;
+}
 
 /**
  * Describes a database failure in one line for logs and tool output: drizzle wraps driver errors

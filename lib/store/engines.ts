@@ -13,7 +13,7 @@ import pg from 'pg';
 import * as schema from '../../drizzle/schema';
 import type { Config } from '../config';
 import { findUp } from '../find-up';
-import { STORE_QUERY_TIMEOUT_MS, type WithDb } from './database';
+import { isQueryTimeout, STORE_QUERY_TIMEOUT_MS, type WithDb } from './database';
 import { CONNECT_TIMEOUT_MS, createNeonWithDb } from './neon';
 
 /**
@@ -25,7 +25,7 @@ export const MIGRATIONS_FOLDER = findUp('drizzle/migrations', dirname(fileURLToP
 /** Which engine to open: Neon over WebSocket, node-postgres over TCP, or embedded PGlite. */
 export type EngineSpec =
   | { kind: 'neon'; url: string; connectTimeoutMs?: number }
-  | { kind: 'pg'; url: string; connectTimeoutMs?: number }
+  | { kind: 'pg'; url: string; connectTimeoutMs?: number; queryTimeoutMs?: number }
   | { kind: 'pglite'; dataDir?: string };
 
 /** An open history database: `withDb` for work, `migrate` to bring the schema up to date, `close` at shutdown. */
@@ -49,7 +49,10 @@ export function nodeEngineSpec(config: Pick<Config, 'databaseUrl' | 'dataDir'>):
 /** Opens one of the three engines; every one runs the same drizzle queries and the same migrations. */
 export async function openDatabase(spec: EngineSpec): Promise<DatabaseEngine> {
   if (spec.kind === 'neon') return openNeon(spec.url, spec.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
-  if (spec.kind === 'pg') return openPg(spec.url, spec.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
+  if (spec.kind === 'pg') {
+    const { url, connectTimeoutMs = CONNECT_TIMEOUT_MS, queryTimeoutMs = STORE_QUERY_TIMEOUT_MS } = spec;
+    return openPg(url, connectTimeoutMs, queryTimeoutMs);
+  }
   return openPglite(spec.dataDir);
 }
 
@@ -71,20 +74,37 @@ function openNeon(url: string, connectTimeoutMs: number): DatabaseEngine {
   };
 }
 
-function openPg(url: string, connectTimeoutMs: number): DatabaseEngine {
+function openPg(url: string, connectTimeoutMs: number, queryTimeoutMs: number): DatabaseEngine {
   // One pool per process: the Node host keeps its connections for its lifetime.
-  const pool = new pg.Pool({
-    connectionString: url,
-    connectionTimeoutMillis: connectTimeoutMs,
-    query_timeout: STORE_QUERY_TIMEOUT_MS,
-  });
-  pool.on('error', () => {});
-  const db = drizzlePg({ client: pool, schema });
+  const open = () => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      connectionTimeoutMillis: connectTimeoutMs,
+      query_timeout: queryTimeoutMs,
+    });
+    pool.on('error', () => {});
+    return { pool, db: drizzlePg({ client: pool, schema }) };
+  };
+  let current = open();
   return {
     kind: 'pg',
-    withDb: (fn) => fn(db),
-    migrate: () => migratePg(db, { migrationsFolder: MIGRATIONS_FOLDER }),
-    close: () => pool.end(),
+    async withDb(fn) {
+      const used = current;
+      try {
+        return await fn(used.db);
+      } catch (error) {
+        // A query with no answer may leave its connection stuck, and a transaction hands it back to
+        // the pool as if it were fine: that pool is retired (it ends once its connections come
+        // back, if they ever do) and new work gets fresh connections.
+        if (used === current && isQueryTimeout(error)) {
+          current = open();
+          used.pool.end().catch(() => {});
+        }
+        throw error;
+      }
+    },
+    migrate: () => migratePg(current.db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => current.pool.end(),
   };
 }
 

@@ -1,6 +1,7 @@
 import { Pool } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import * as schema from '../../drizzle/schema';
+import { settleWithin } from '../async';
 import { STORE_QUERY_TIMEOUT_MS, type WithDb } from './database';
 
 /** How long opening a connection may take before the store counts as unreachable. */
@@ -22,7 +23,12 @@ export function createNeonWithDb(url: string, connectTimeoutMs = CONNECT_TIMEOUT
     try {
       return await fn(drizzle({ client: pool, schema }));
     } finally {
-      await pool.end().catch(() => {});
+      // A connection stuck in a query that timed out never comes back, and ending the pool would
+      // wait for it: the call does not.
+      await settleWithin(pool.end(), POOL_END_WAIT_MS).catch(() => {});
     }
   };
 }
+
+/** How long a call waits for its pool to end. */
+const POOL_END_WAIT_MS = 1_000;

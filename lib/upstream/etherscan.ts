@@ -6,7 +6,7 @@ import { fetchJsonWithin, HttpJsonError } from './http-json';
 /** The `source` label of a reading served by the explorer backstop. */
 export const ETHERSCAN_SOURCE = 'etherscan';
 
-/** Tiers read from the Etherscan v2 gas oracle, mapped per SPEC.md decision 4, in gwei as sent (up to 9 decimals). */
+/** Tiers from the Etherscan v2 gas oracle, mapped per SPEC.md decision 4, gwei as sent (up to 9 decimals). */
 export interface EtherscanGasReading {
   low: number;
   average: number;

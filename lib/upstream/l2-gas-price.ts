@@ -1,8 +1,8 @@
 import type { PublicClient } from 'viem';
 import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
-import { weiToGwei } from '../l2/fees';
 import type { L2Network } from '../l2/networks';
+import { weiToGwei } from '../units';
 import { readArbitrumL1GasUnits } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';

@@ -315,7 +315,7 @@ describe('GET /api/forecast-accuracy parameters and failures', () => {
         schema: expect.objectContaining({ enum: ['7d', '30d'], default: '7d' }),
       }),
     ]);
-    expect(Object.keys(get?.responses ?? {}).sort()).toEqual(['200', '400', '503']);
+    expect(Object.keys(get?.responses ?? {}).sort()).toEqual(['200', '304', '400', '405', '503']);
   });
 });
 

@@ -297,7 +297,7 @@ describe('GET /api/l2-gas', () => {
     const operation = doc.paths['/api/l2-gas']?.get;
     expect(operation?.description).toMatch(/Partial failure/);
     expect(operation?.description).toMatch(/last good reading/);
-    expect(Object.keys(operation?.responses ?? {})).toEqual(['200']);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '304', '405']);
     expect(doc.components.schemas).toHaveProperty('L2GasResponse');
     expect(doc.components.schemas).toHaveProperty('L2NetworkReading');
   });

@@ -194,21 +194,22 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
 
   it('never serves an explorer tier below its base fee, and serves without the ratios when they are missing or broken', async () => {
     for (const sim of upstreams.mainnet) await sim.fault('refuse');
-    for (const gasUsedRatio of [undefined, '', 'n/a', '0.5,1.7']) {
+    // null: the field left out of the answer.
+    for (const gasUsedRatio of [null, '', 'n/a', '0.5,1.7']) {
       upstreams.etherscan.setOracle({
         SafeGasPrice: '0.41',
         ProposeGasPrice: '0.5',
         FastGasPrice: '0.6',
         suggestBaseFee: '0.45',
         LastBlock: '23850000',
-        ...(gasUsedRatio === undefined ? {} : { gasUsedRatio }),
+        gasUsedRatio,
       });
       const { body } = await getGas(createTestDeps(upstreams.env));
       expect(body.source).toBe('etherscan');
       // Safe below the suggested base fee: the tip is 0 and low is the base fee itself.
       expect(body).toMatchObject({ low: 0.45, average: 0.5, high: 0.6, nextBaseFee: 0.45 });
       expect(body.tiers.low.maxPriorityFeePerGas).toBe(0);
-      if (gasUsedRatio !== undefined) expect(body).toMatchObject({ gasUsedRatio: null, baseFeeTrend: null });
+      expect(body).toMatchObject({ gasUsedRatio: null, baseFeeTrend: null });
     }
   });
 

@@ -1,6 +1,7 @@
 import { parseEther, parseGwei } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { computeFeesUsd, roundUsd, weiToGwei } from '../../lib/l2/fees';
+import { computeFeesUsd, roundUsd } from '../../lib/l2/fees';
+import { weiToGwei } from '../../lib/units';
 
 describe('weiToGwei', () => {
   it('keeps sub-gwei digits down to one wei', () => {

@@ -16,8 +16,11 @@ export interface GasOracleResult {
 
 /** Etherscan API v2: `GET /v2/api?chainid=1&module=gastracker&action=gasoracle` (route `gasoracle`). */
 export interface EtherscanSim extends Sim {
-  /** Replaces fields of the oracle answer (numbers are gwei); undefined restores the live values. */
-  setOracle(result: Partial<Record<keyof GasOracleResult, string | number>> | undefined): void;
+  /**
+   * Replaces fields of the oracle answer (numbers are gwei; null leaves the field out); undefined
+   * restores the live values.
+   */
+  setOracle(result: Partial<Record<keyof GasOracleResult, string | number | null>> | undefined): void;
   /** The API key requests must carry; undefined accepts any or none. */
   setApiKey(key: string | undefined): void;
 }
@@ -63,7 +66,7 @@ export async function startEtherscanSim(options: {
 }): Promise<EtherscanSim> {
   const model = new ChainModel(getChainProfile('mainnet'), options.now);
   let apiKey = options.apiKey;
-  let override: Partial<Record<keyof GasOracleResult, string | number>> | undefined;
+  let override: Partial<Record<keyof GasOracleResult, string | number | null>> | undefined;
 
   const server = await startSimServer(
     {
@@ -100,7 +103,8 @@ export async function startEtherscanSim(options: {
           });
         }
         for (const [key, value] of Object.entries(override ?? {})) {
-          (result as Record<string, string>)[key] = String(value);
+          if (value === null) delete (result as Partial<GasOracleResult>)[key as keyof GasOracleResult];
+          else (result as Record<string, string>)[key] = String(value);
         }
         return jsonReply(200, { status: '1', message: 'OK', result });
       },

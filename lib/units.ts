@@ -1,0 +1,10 @@
+import { formatGwei } from 'viem';
+
+/**
+ * Converts wei to gwei without losing a digit: sub-gwei fees are the norm (mainnet at 0.03 gwei, L2s at
+ * 0.001-0.01 gwei), and even a few wei (1e-9 gwei) must not round to zero. Exact for any fee below
+ * about 9 million gwei (2^53 wei), far above the sanity ceiling.
+ */
+export function weiToGwei(wei: bigint): number {
+  return Number(formatGwei(wei));
+}
