@@ -40,6 +40,43 @@ describe('Worker host in workerd', () => {
     expect(await hit.json()).toEqual(await miss.json());
   });
 
+  it('answers 304 from the edge cache only for the current tag, whatever If-Modified-Since says', async () => {
+    const url = 'https://gas.test/api/eth-price?edge-conditional-test';
+    const lastModified = 'Wed, 25 Nov 2026 23:08:02 GMT';
+    // An edge copy whose body changed since the client's (same data time, another tag).
+    await (caches as unknown as { default: Cache }).default.put(
+      url,
+      new Response('{"usd":3012.45}', {
+        headers: {
+          'Content-Type': 'application/json',
+          ETag: '"current"',
+          'Last-Modified': lastModified,
+          'Cache-Control': 'public, max-age=30, s-maxage=30',
+        },
+      }),
+    );
+    const ask = async (headers: Record<string, string>) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request(url, { headers }), env, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const stale: Record<string, string>[] = [
+      { 'If-None-Match': '"older"', 'If-Modified-Since': lastModified },
+      { 'If-Modified-Since': lastModified },
+    ];
+    for (const headers of stale) {
+      const res = await ask(headers);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ usd: 3012.45 });
+      expect(res.headers.get('ETag')).toBe('"current"');
+    }
+    const current = await ask({ 'If-None-Match': '"current"' });
+    expect(current.status).toBe(304);
+    expect(current.headers.get('ETag')).toBe('"current"');
+    expect(current.headers.get('Cache-Control')).toBe('public, max-age=30, s-maxage=30');
+  });
+
   it('runs the scheduled jobs for the tick it was given, and reports a job that cannot run', async () => {
     // The plain bindings have no DATABASE_URL: the snapshot, forecast and back-test jobs must fail,
     // loudly, for that slot and hour (the back-test's is the hour before: its last hour to judge
