@@ -64,6 +64,8 @@ const STORE_SICK_MAX_MS = 60_000;
 /** A failed refresh is retried (fleet-wide, by one instance) after this, doubling up to the max. */
 const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 60_000;
+/** How far ahead of this instance's clock another instance's may run before its times are refused. */
+const CLOCK_SKEW_MS = 30_000;
 
 interface LocalState {
   held: Map<string, Held>;
@@ -297,13 +299,26 @@ function newest<T>(shared: Entry<T> | null, mine: Entry<T> | undefined): Entry<T
   return (mine.readAt ?? 0) > (shared.readAt ?? 0) ? mine : shared;
 }
 
-/** Validates a stored document; anything else is logged and treated as absent (the next holder overwrites it). */
+/**
+ * Validates a stored document; anything else is logged and treated as absent (the next holder
+ * overwrites it). So are times no instance could have written: a reading from the future would be
+ * served as fresh, and a retry past the longest back-off would stop every instance refreshing (an
+ * instance whose clock runs ahead, or a mistyped entry, could otherwise take a kind down fleet-wide).
+ */
 function parseEntry<T>(deps: Deps, kind: SharedKind<T>, raw: unknown): Entry<T> | null {
   if (raw === null || raw === undefined) return null;
   const parsed = entrySchema(kind.schema).safeParse(raw);
-  if (parsed.success) return parsed.data as Entry<T>;
-  deps.log.warn('ignored an unreadable shared entry', { key: kind.key });
-  return null;
+  if (!parsed.success) {
+    deps.log.warn('ignored an unreadable shared entry', { key: kind.key });
+    return null;
+  }
+  const { readAt, failure } = parsed.data;
+  const latest = deps.now() + CLOCK_SKEW_MS;
+  if ((readAt ?? 0) > latest || (failure?.retryAt ?? 0) > latest + RETRY_MAX_MS) {
+    deps.log.warn('ignored a shared entry with times out of range', { key: kind.key });
+    return null;
+  }
+  return parsed.data as Entry<T>;
 }
 
 /** A store call's budget: at most a second (or the upstream timeout), and never past the caller's deadline. */

@@ -218,6 +218,30 @@ describe('a fleet reading through the shared Redis entry', () => {
     expect(entry.readAt).toBe(clock);
   });
 
+  it('refuses times no instance could have written: a retry an hour away, a reading from the future', async () => {
+    const stored = async () => JSON.parse(String(await redis.command('GET', MAINNET_KEY)));
+    // A failure record whose retry is an hour away would stop every refresh for that hour.
+    const failure = { kind: 'timeout', retryAt: clock + 3_600_000, count: 1 };
+    await redis.command('SET', MAINNET_KEY, JSON.stringify({ value: null, readAt: null, failure }));
+    const first = await fleet[0]?.request('/api/gas');
+    expect(first?.status).toBe(200);
+    expect(reads().mainnet).toBe(1);
+    expect((await stored()).readAt).toBe(clock);
+    // A good reading stamped an hour ahead would be served as fresh for that hour.
+    await redis.command(
+      'SET',
+      MAINNET_KEY,
+      JSON.stringify({ ...(await stored()), readAt: clock + 3_600_000 }),
+    );
+    clock += 31_000;
+    const second = (await (await fleet[1]!.request('/api/gas')).json()) as { updatedAt: string };
+    expect(reads().mainnet).toBe(2);
+    expect(Date.parse(second.updatedAt)).toBe(clock);
+    expect(
+      fleet[0]?.deps.logs.some((l) => l.includes('ignored a shared entry with times out of range')),
+    ).toBe(true);
+  });
+
   it.each([
     ['text that is no JSON', '{"value": {"low'],
     ['JSON of another shape', '{"value": {"low": "cheap", "source": 42}, "readAt": 1, "failure": null}'],
