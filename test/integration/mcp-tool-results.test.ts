@@ -159,16 +159,17 @@ describe('MCP estimate_transaction_cost', () => {
     expect(text).toContain('L1 data fee');
   });
 
-  it('marks Arbitrum execution only when the NodeInterface cannot be read', async () => {
+  it('leaves the Arbitrum total unknown when the NodeInterface cannot be read (SPEC extension 17)', async () => {
     setKnownState();
     for (const sim of up.l2.arbitrum) await sim.fault('rpc-error', { methods: ['eth_call'] });
     const { client } = await connect();
     const { data, text } = await estimate(client, { network: 'arbitrum', gasLimit: 500_000 });
     expect(data.execution.gwei).toBe(5_150);
     expect(data.l1GasUnits).toBeNull();
-    expect(data.total?.gwei).toBe(5_150);
+    // Execution alone would understate the total, as an unread OP Stack L1 fee would.
+    expect(data.total).toBeNull();
     expect(data.feeCompleteness).toBe('execution_only');
-    expect(text).toContain('execution only');
+    expect(text).toContain('total unknown');
   });
 
   it('prices mainnet at the asked tier of the same reading GET /api/gas serves', async () => {

@@ -32,10 +32,12 @@ export async function estimateL2(
     );
   }
   const l1GasUnits = reading.estimatedL1GasUnits;
+  // An L1 part that applies but could not be read leaves the total unknown (null), on Arbitrum as on
+  // OP Stack: execution alone would understate what a wallet pays.
   const l1DataFee = network.hasL1DataFee
     ? { wei: snapshot.l1FeeWei }
-    : l1GasUnits !== null
-      ? { wei: BigInt(l1GasUnits) * snapshot.gasPriceWei }
+    : network.hasL1GasUnits
+      ? { wei: l1GasUnits === null ? null : BigInt(l1GasUnits) * snapshot.gasPriceWei }
       : ('none' as const);
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,

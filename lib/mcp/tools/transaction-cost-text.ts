@@ -81,8 +81,8 @@ export function l2Notes(input: L2NoteInput): string[] {
         ? `l1DataFee is Arbitrum's L1 component: ${reading.estimatedL1GasUnits} extra gas units for a representative ` +
             'ETH transfer (NodeInterface.gasEstimateL1Component) at the gas price. It grows with calldata size: a ' +
             'contract call with more calldata pays more than shown.'
-        : 'Execution only: Arbitrum charges its L1 data cost as extra gas units that depend on the transaction ' +
-            'size and the L1 price, and they could not be read just now, so a real transaction costs more than ' +
+        : 'Arbitrum charges its L1 data cost as extra gas units that depend on the transaction size and the L1 ' +
+            'price; they could not be read just now, so total is unknown and a real transaction costs more than ' +
             'gasLimit x gas price.',
     );
   } else {
