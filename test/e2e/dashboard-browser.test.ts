@@ -182,7 +182,9 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     const text = await page.locator('#decision').textContent();
     expect(await page.locator('#decision').getAttribute('data-recommendation')).toBe(decision.recommendation);
     if (decision.recommendation === 'wait') {
-      expect(text).toMatch(/^Wait about \d+ (h|min) for ~\d+ % lower fees, \d+ % likely$/);
+      expect(text).toMatch(
+        /^Wait about \d+ (h|min) for ~\d+ % lower fees \(about \$[\d.,]+ on a transfer\), \d+ % likely$/,
+      );
       expect(text).toContain(`~${Math.round(decision.expectedSavingsPct)} % lower`);
       expect(text).toContain(`${Math.min(99, Math.round(decision.confidence * 100))} % likely`);
     } else {
@@ -213,6 +215,38 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     await saveScreenshot(page, 'dashboard-desktop');
   });
 
+  it('draws a spike over sub-gwei fees on a logarithmic scale, so the calm hours stay readable', async () => {
+    // Stored hours at 1/300 of today's simulated fees (about 0.1 gwei against 30): a 300x spike.
+    const calm = await openDatabase({ kind: 'pglite' });
+    try {
+      await calm.migrate();
+      await seedRealHistory(calm, Date.now(), { scale: 1 / 300 });
+      const spikeHost = await startHost(calm.withDb);
+      extraHosts.push(spikeHost);
+      const watched = await browser.open(DESKTOP);
+      const api = await openDashboard(watched, `http://127.0.0.1:${spikeHost.port}`);
+      const { page } = watched;
+      expect(await page.locator('#chart svg').getAttribute('data-scale')).toBe('log');
+      expect(await page.locator('#chart-summary').textContent()).toContain('The scale is logarithmic');
+      // The calm hours' own ups and downs stay visible: on a linear axis up to the spike they would
+      // span a fraction of a pixel.
+      const ys = (await page.locator('#chart svg polyline.history').getAttribute('points'))!
+        .trim()
+        .split(/\s+/)
+        .map((point) => Number(point.split(',')[1]));
+      const calmHours = (api['/api/dashboard']!.compactHistory as Json[]).map((p) => p.gasPrice as number);
+      const now = api['/api/dashboard']!.currentGas.average as number;
+      const plot = Number(await page.locator('#chart svg').getAttribute('height'));
+      const linear = ((Math.max(...calmHours) - Math.min(...calmHours)) / now) * plot;
+      expect(Math.max(...ys) - Math.min(...ys)).toBeGreaterThan(10 * linear);
+      expect(problemsOf(watched)).toEqual([]);
+      await saveScreenshot(page, 'dashboard-spike-desktop');
+    } finally {
+      await Promise.all(extraHosts.splice(0).map((h) => h.close()));
+      await calm.close();
+    }
+  });
+
   it('words a wait decision with its own figures when the past was far cheaper than now', async () => {
     const cheap = await openDatabase({ kind: 'pglite' });
     try {
@@ -227,9 +261,23 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
       const hours = Math.round(decision.nextBestEtaMinutes / 60);
       const when =
         decision.nextBestEtaMinutes < 60 ? `${Math.max(1, decision.nextBestEtaMinutes)} min` : `${hours} h`;
+      // What the wait saves on a transfer, in dollars, computed here from the API's own figures.
+      const dashboard = api['/api/dashboard']!;
+      const saved =
+        ((dashboard.currentGas.average * decision.expectedSavingsPct) / 100) *
+        21_000e-9 *
+        dashboard.ethPrice.usd;
+      const dollars =
+        saved >= 1
+          ? saved.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+          : Number(saved.toPrecision(2)).toLocaleString('en-US', { maximumFractionDigits: 12 });
       expect(await watched.page.locator('#decision').textContent()).toBe(
-        `Wait about ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees, ` +
-          `${Math.min(99, Math.round(decision.confidence * 100))} % likely`,
+        `Wait about ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees ` +
+          `(about $${dollars} on a transfer), ${Math.min(99, Math.round(decision.confidence * 100))} % likely`,
+      );
+      // The line under it names the hour waited for and its expected price, not "the cheapest hour".
+      expect(await watched.page.locator('#decision-detail').textContent()).toMatch(
+        /^Waiting for around .+: about [\d.,]+ gwei expected, jump risk included, against [\d.,]+ gwei now\.$/,
       );
       expect(await watched.page.locator('#decision').getAttribute('data-state')).toBe('wait');
       expect(problemsOf(watched)).toEqual([]);

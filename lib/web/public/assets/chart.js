@@ -35,6 +35,57 @@ function niceStep(max, ticks) {
   return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw) ?? raw;
 }
 
+/** Beyond this ratio of highest to lowest line value the axis is logarithmic (a spike over calm fees). */
+export const LOG_SCALE_RATIO = 8;
+
+/** The round values (1, 2 or 5 times a power of ten) from `lo` to `hi`, the 2s and 5s left out when crowded. */
+function logTicks(lo, hi) {
+  const all = [];
+  for (let power = Math.floor(Math.log10(lo)); 10 ** power <= hi; power++) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** power;
+      if (v >= lo * 0.999 && v <= hi * 1.001) all.push(Number(v.toPrecision(1)));
+    }
+  }
+  return all.length > 6 ? all.filter((v) => String(v).replace(/[0.]/g, '') === '1') : all;
+}
+
+/**
+ * The vertical scale: linear from 0 to a round top, or, when the lines span more than LOG_SCALE_RATIO
+ * (a 50x spike over sub-gwei fees would press everything else flat onto the zero line), logarithmic
+ * between round values around them. Returns the top, the map from gwei to a 0..1 height and the ticks.
+ */
+export function verticalScale(lineValues, bandMax) {
+  const positive = lineValues.filter((v) => v > 0);
+  const lineMax = Math.max(0, ...positive);
+  const lineMin = positive.length > 0 ? Math.min(...positive) : 0;
+  // The band may be far wider than the lines; the axis follows the lines and clips the band.
+  const top = Math.max(lineMax * 1.15, Math.min(bandMax, lineMax * 1.6)) || 1;
+  if (lineMin > 0 && lineMax / lineMin > LOG_SCALE_RATIO) {
+    const roundDown = (v) => {
+      const power = 10 ** Math.floor(Math.log10(v));
+      return [5, 2, 1].map((m) => m * power).find((r) => r <= v) ?? power;
+    };
+    const roundUp = (v) => {
+      const power = 10 ** Math.floor(Math.log10(v));
+      return [1, 2, 5, 10].map((m) => m * power).find((r) => r >= v) ?? v;
+    };
+    const lo = roundDown(lineMin / 1.15);
+    const hi = roundUp(top);
+    const span = Math.log(hi) - Math.log(lo);
+    return {
+      log: true,
+      at: (v) => (Math.log(Math.max(v, lo)) - Math.log(lo)) / span,
+      ticks: logTicks(lo, hi),
+    };
+  }
+  const step = niceStep(top, 4);
+  const yMax = Math.ceil(top / step) * step;
+  const ticks = [];
+  for (let v = 0; v <= yMax + step / 2; v += step) ticks.push(v);
+  return { log: false, at: (v) => v / yMax, ticks };
+}
+
 /**
  * Draws the chart into `box`. `history` is `{timestamp, gasPrice}[]`, `predictions` the forecast points,
  * `current` the live average tier (or null), `now` epoch ms. Returns the SVG.
@@ -47,18 +98,13 @@ export function drawChart(box, { history, predictions, current, now }) {
   const x1 = now + 24 * HOUR;
   const bands = predictions.map(bandOf);
   const lineValues = [...history.map((p) => p.gasPrice), ...predictions.map((p) => p.average), current ?? 0];
-  const lineMax = Math.max(...lineValues, 0);
-  // The band may be far wider than the lines; the axis follows the lines and clips the band.
-  const bandMax = Math.max(0, ...bands.map((b) => b.high));
-  const top = Math.max(lineMax * 1.15, Math.min(bandMax, lineMax * 1.6)) || 1;
-  const step = niceStep(top, 4);
-  const yMax = Math.ceil(top / step) * step;
+  const scale = verticalScale(lineValues, Math.max(0, ...bands.map((b) => b.high)));
   const x = (t) => pad.left + ((t - x0) / (x1 - x0)) * (width - pad.left - pad.right);
-  const y = (v) => pad.top + (1 - v / yMax) * (height - pad.top - pad.bottom);
+  const y = (v) => pad.top + (1 - scale.at(v)) * (height - pad.top - pad.bottom);
   const at = (t, v) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`;
 
   const grid = [];
-  for (let v = 0; v <= yMax + step / 2; v += step) {
+  for (const v of scale.ticks) {
     grid.push(s('line', { class: 'grid', x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v) }));
     grid.push(s('text', { class: 'axis', x: pad.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, gwei(v)));
   }
@@ -93,7 +139,14 @@ export function drawChart(box, { history, predictions, current, now }) {
 
   const svg = s(
     'svg',
-    { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-labelledby': 'chart-summary' },
+    {
+      viewBox: `0 0 ${width} ${height}`,
+      width,
+      height,
+      role: 'img',
+      'aria-labelledby': 'chart-summary',
+      'data-scale': scale.log ? 'log' : 'linear',
+    },
     s(
       'defs',
       {},
@@ -137,6 +190,8 @@ export function describeChart({ history, predictions, current }) {
     );
   }
   if (current !== null) parts.push(`Now: ${gwei(current)} gwei.`);
+  const lines = [...history.map((p) => p.gasPrice), ...predictions.map((p) => p.average), current ?? 0];
+  if (verticalScale(lines, 0).log) parts.push('The scale is logarithmic: fees span more than 8x.');
   if (predictions.length > 0) {
     const cheapest = predictions.reduce((a, b) => (b.average < a.average ? b : a));
     const values = predictions.map((p) => p.average);

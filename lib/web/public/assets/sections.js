@@ -12,14 +12,19 @@ export function costUsd(feeGwei, gasUnits, ethUsd) {
   return ethUsd === null || ethUsd === undefined ? null : feeGwei * gasUnits * 1e-9 * ethUsd;
 }
 
-/** The decision in plain words (SPEC decision 1 fields). */
-export function decisionText(decision, gas) {
+/**
+ * The decision in plain words (SPEC decision 1 fields). `savedUsd` is what waiting saves on a transfer
+ * (null without a price): at sub-gwei fees a 30 % saving can be a fraction of a cent, and a person
+ * should see that beside the percentage.
+ */
+export function decisionText(decision, gas, savedUsd = null) {
   if (decision.recommendation === 'wait') {
     const minutes = decision.nextBestEtaMinutes;
     const when = minutes < 60 ? `about ${Math.max(1, minutes)} min` : `about ${Math.round(minutes / 60)} h`;
     // A forecast is never certain: "100 % likely" would overstate a rounded 0.998.
     const likely = Math.min(99, Math.round(decision.confidence * 100));
-    return `Wait ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees, ${likely} % likely`;
+    const worth = savedUsd === null ? '' : ` (about ${usd(savedUsd)} on a transfer)`;
+    return `Wait ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees${worth}, ${likely} % likely`;
   }
   const percentile = gas?.baseFeePercentile7d;
   if (typeof percentile === 'number' && percentile <= 25) return 'Send now: fees are near their weekly low';
@@ -37,14 +42,21 @@ export function renderDecision(el, detail, dashboard, gas) {
   const d = dashboard.decision;
   el.dataset.state = d.recommendation;
   el.dataset.recommendation = d.recommendation;
-  // The sentence is a live region: rewrite it only when it changes, so a refresh is not re-announced.
-  const text = decisionText(d, gas);
-  if (el.textContent !== text) el.textContent = text;
   const now = dashboard.currentGas.average;
-  detail.textContent =
-    d.nextBestEtaMinutes > 0
-      ? `Cheapest hour ahead: around ${clock(d.nextBestAt)}, about ${gwei(d.expectedGas)} gwei against ${gwei(now)} gwei now.`
-      : `Now (${gwei(now)} gwei) is the cheapest time the forecast expects.`;
+  const saved = costUsd((now * d.expectedSavingsPct) / 100, TRANSFER_GAS, dashboard.ethPrice?.usd);
+  // The sentence is a live region: rewrite it only when it changes, so a refresh is not re-announced.
+  const text = decisionText(d, gas, saved);
+  if (el.textContent !== text) el.textContent = text;
+  const cheapest = dashboard.nextBestWindow;
+  if (d.recommendation === 'wait') {
+    // The hour waited for and its expected price (sudden jumps and past errors priced in), which can
+    // differ from the cheapest point of the forecast below.
+    detail.textContent = `Waiting for around ${clock(d.nextBestAt)}: about ${gwei(d.expectedGas)} gwei expected, jump risk included, against ${gwei(now)} gwei now.`;
+  } else if (cheapest) {
+    detail.textContent = `Cheapest predicted hour: around ${clock(cheapest.timestamp)}, ${gwei(cheapest.gasPrices.average)} gwei against ${gwei(now)} gwei now; too small or too uncertain a saving to wait for.`;
+  } else {
+    detail.textContent = `Now (${gwei(now)} gwei) is the cheapest time the forecast expects.`;
+  }
 }
 
 /** The three tier cards and the facts line under them. */
@@ -74,8 +86,12 @@ export function renderGas(list, facts, state, gas, ethUsd, fetchedAt) {
         h('dt', {}, 'Priority fee'),
         h('dd', {}, num(extra.maxPriorityFeePerGas, `${gwei(extra.maxPriorityFeePerGas)} gwei`)),
       );
+      // The explorer backstop has no per-block data to estimate waits from.
       const wait = extra.estimatedWaitSeconds;
-      if (wait) rows.push(h('dt', {}, 'Wait'), h('dd', {}, `~${wait.p50} s (90 %: ${wait.p90} s)`));
+      rows.push(
+        h('dt', {}, 'Wait'),
+        h('dd', {}, wait ? `~${wait.p50} s (90 %: ${wait.p90} s)` : 'unavailable'),
+      );
     }
     li.replaceChildren(
       h('h3', {}, `${name} `, h('span', { class: 'visually-hidden' }, `(${role})`)),
@@ -88,8 +104,9 @@ export function renderGas(list, facts, state, gas, ethUsd, fetchedAt) {
     items.push(h('div', { 'data-fact': key }, h('dt', {}, label), h('dd', {}, value)));
   if (gas) {
     const trend = gas.baseFeeTrend ? ` (${TREND_WORDS[gas.baseFeeTrend] ?? gas.baseFeeTrend})` : '';
-    fact('Base fee', [num(gas.baseFee, `${gwei(gas.baseFee)} gwei`), trend], 'baseFee');
-    if (typeof gas.nextBaseFee === 'number')
+    // The API's base fee is the next block's; a separate "Next block" would repeat it.
+    fact('Base fee, next block', [num(gas.baseFee, `${gwei(gas.baseFee)} gwei`), trend], 'baseFee');
+    if (typeof gas.nextBaseFee === 'number' && gas.nextBaseFee !== gas.baseFee)
       fact('Next block', num(gas.nextBaseFee, `${gwei(gas.nextBaseFee)} gwei`), 'nextBaseFee');
     if ('blobBaseFee' in gas) {
       fact(
