@@ -3,6 +3,7 @@ import { GasUnavailableError } from '../lib/errors';
 import { type CurrentGasReading, getCurrentGas, STALE_PREFIX } from '../lib/services/current-gas';
 import { getL2Gas, type L2GasResult, selectL2SnapshotRows } from '../lib/services/l2-gas';
 import type { L2Snapshot, MainnetSnapshot } from '../lib/store/history-writes';
+import { SLOT_MS } from '../lib/store/slots';
 
 /**
  * Reads mainnet gas for a slot through the endpoints' service and shapes the row to store, or
@@ -23,6 +24,9 @@ export async function readMainnetForSlot(
   if (reading.source.startsWith(STALE_PREFIX)) return { skipped: 'only a last good reading' };
   const readAt = Date.parse(reading.updatedAt);
   if (!(readAt >= slotStart)) return { skipped: 'reading older than the slot' };
+  // A late run (a tick that fired after its slot ended) must not store the next slot's reading here
+  // too: the next slot's run would store the same reading again.
+  if (readAt >= slotStart + SLOT_MS) return { skipped: 'reading after the slot' };
   return {
     row: {
       slotStart,
@@ -39,7 +43,7 @@ export async function readMainnetForSlot(
 
 /**
  * Reads the L2 networks for a slot through the endpoints' service and returns the rows to store for
- * the `wanted` networks (live readings with a price, taken in the slot) and the wanted networks left
+ * the `wanted` networks (live readings with a price, taken within the slot) and the wanted networks left
  * out, each with the service's status for the log.
  */
 export async function readL2ForSlot(
@@ -55,7 +59,9 @@ export async function readL2ForSlot(
   }
   const rows = result
     ? selectL2SnapshotRows(result)
-        .filter((row) => wanted.has(row.network) && row.readAt >= slotStart)
+        .filter(
+          (row) => wanted.has(row.network) && row.readAt >= slotStart && row.readAt < slotStart + SLOT_MS,
+        )
         .map((row) => ({ ...row, slotStart }))
     : [];
   const skipped: Record<string, string> = {};
@@ -68,7 +74,9 @@ export async function readL2ForSlot(
         ? snapshot.status
         : snapshot.executionGasCostUsd === null
           ? 'no price'
-          : 'reading older than the slot';
+          : snapshot.fetchedAt !== null && snapshot.fetchedAt >= slotStart + SLOT_MS
+            ? 'reading after the slot'
+            : 'reading older than the slot';
   }
   return { rows, skipped };
 }

@@ -108,6 +108,29 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
     }
   });
 
+  it('never stores one reading in two slots when a tick runs after its slot has ended', async () => {
+    await engine().withDb(clearHistory);
+    const deps = depsOn(engine());
+    const first = slotStartOf(clock.ms);
+    // The Worker's cron tick for `first` runs 95 s late, inside the next slot; the next tick on time.
+    clock.ms = first + 95_000;
+    const late = await runSnapshotJob(deps, first + 60_000);
+    expect(late).toMatchObject({ slotStart: first, mainnet: 'skipped' });
+    expect(late.l2).toEqual([]);
+    clock.ms = first + 120_000;
+    const onTime = await runSnapshotJob(deps, first + 120_000);
+    expect(onTime).toMatchObject({ slotStart: first + SLOT_MS, mainnet: 'written' });
+    const rows = await engine().withDb((db) =>
+      queryRows(
+        db,
+        sql`SELECT slot_start, read_at FROM l2_snapshots UNION ALL SELECT slot_start, read_at FROM mainnet_snapshots`,
+      ),
+    );
+    // Every row was read within its own slot, and so in the second slot only.
+    for (const row of rows) expect(new Date(row.slot_start as string).getTime()).toBe(first + SLOT_MS);
+    expect(rows).toHaveLength(5);
+  });
+
   it('prunes rows older than the retention windows', async () => {
     await engine().withDb(clearHistory);
     // Early in a slot, so the second tick below falls in the same slot.
