@@ -41,6 +41,36 @@ const httpUrl = z
   }, 'is not an http(s) URL')
   .transform((value) => value.replace(/\/+$/, ''));
 
+/**
+ * An http(s) URL with no user name or password: fetch refuses such a URL, so every call would fail
+ * (RPC URLs may carry them: viem sends them as Basic auth). Keys go in their own variables.
+ */
+const plainHttpUrl = httpUrl.refine((value) => {
+  const { username, password } = new URL(value);
+  return username === '' && password === '';
+}, 'must not carry a user name or password');
+
+/** The service's public address: shown in every citation, so nothing but an origin and a path. */
+const publicUrl = plainHttpUrl.refine((value) => {
+  const { search, hash } = new URL(value);
+  return search === '' && hash === '';
+}, 'must be an origin and path, without a query or fragment (it is shown in every citation)');
+
+/** A PostgreSQL connection URL (node-postgres and Neon both take one). */
+const postgresUrl = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined))
+  .refine((value) => {
+    if (value === undefined) return true;
+    try {
+      const { protocol, hostname } = new URL(value);
+      return (protocol === 'postgres:' || protocol === 'postgresql:') && hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'is not a postgres:// or postgresql:// URL with a host');
+
 /** One JSON-RPC provider: its URL (kept inside the process) and the label every response and log shows. */
 export interface RpcEndpoint {
   label: string;
@@ -73,6 +103,11 @@ const rpcList = (defaults: readonly string[]) =>
           });
           return z.NEVER;
         }
+        // A label is public, and SPEC extension 20 keeps `localhost` out of every label.
+        if (name?.toLowerCase() === 'localhost') {
+          ctx.addIssue({ code: 'custom', message: `entry ${index + 1}: "localhost" cannot name a provider` });
+          return z.NEVER;
+        }
         const parsed = httpUrl.safeParse(named ? named[2] : item);
         if (!parsed.success) {
           ctx.addIssue({ code: 'custom', message: `entry ${index + 1} is not an http(s) URL` });
@@ -100,19 +135,19 @@ const optionalString = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
-const optionalUrl = () =>
+const optionalUrl = (url: typeof plainHttpUrl = plainHttpUrl) =>
   z
     .string()
     .optional()
     .transform((value) => (value?.trim() ? value.trim() : undefined))
-    .pipe(httpUrl.optional());
+    .pipe(url.optional());
 
 const urlOrDefault = (fallback: string) =>
   z
     .string()
     .optional()
     .transform((value) => (value?.trim() ? value.trim() : fallback))
-    .pipe(httpUrl);
+    .pipe(plainHttpUrl);
 
 const EnvSchema = z.object({
   PORT: z
@@ -126,8 +161,8 @@ const EnvSchema = z.object({
         .transform(Number),
     )
     .pipe(z.number().int().min(0).max(65535)),
-  PUBLIC_BASE_URL: optionalUrl(),
-  DATABASE_URL: optionalString,
+  PUBLIC_BASE_URL: optionalUrl(publicUrl),
+  DATABASE_URL: postgresUrl,
   DATA_DIR: optionalString.transform((value) => value ?? '.data'),
   UPSTASH_REDIS_REST_URL: optionalUrl(),
   UPSTASH_REDIS_REST_TOKEN: optionalString,

@@ -39,8 +39,26 @@ describe('parseConfig', () => {
     ['UPSTREAM_TIMEOUT_MS', '2s', /UPSTREAM_TIMEOUT_MS/],
     ['COINGECKO_API_URL', 'ftp://x', /COINGECKO_API_URL/],
     ['ARBITRUM_RPC_URLS', 'x', /ARBITRUM_RPC_URLS/],
+    // fetch refuses a URL with user info: every price read would fail, quietly, at run time.
+    ['COINGECKO_API_URL', 'https://user:pw-secret@api.example', /COINGECKO_API_URL: must not carry/],
+    ['ETHERSCAN_API_URL', 'https://user@api.example/v2/api', /ETHERSCAN_API_URL: must not carry/],
+    // Shown in every citation.
+    ['PUBLIC_BASE_URL', 'https://u:pw-secret@gas.example', /PUBLIC_BASE_URL: must not carry/],
+    ['PUBLIC_BASE_URL', 'https://gas.example/?key=pw-secret', /PUBLIC_BASE_URL: must be an origin/],
+    ['DATABASE_URL', 'not a url pw-secret', /DATABASE_URL: is not a postgres/],
+    ['DATABASE_URL', 'mysql://root:pw-secret@db.example/gas', /DATABASE_URL: is not a postgres/],
+    ['MAINNET_RPC_URLS', 'localhost=http://10.0.0.5:8545', /MAINNET_RPC_URLS: entry 1: "localhost"/],
   ])('rejects %s=%s', (name, value, message) => {
-    expect(() => parseConfig({ [name]: value })).toThrow(message);
+    const attempt = () => parseConfig({ [name]: value });
+    expect(attempt).toThrow(message);
+    expect(attempt).not.toThrow(/pw-secret/);
+  });
+
+  it('takes postgres and postgresql connection URLs, and RPC URLs with user info (sent as Basic auth)', () => {
+    for (const url of ['postgres://u:p@db.example:5432/gas', 'postgresql://db.example/gas']) {
+      expect(parseConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    }
+    expect(parseConfig({ MAINNET_RPC_URLS: 'https://u:p@rpc.example' }).mainnetRpc).toHaveLength(1);
   });
 
   it('requires the Upstash URL and token together', () => {
