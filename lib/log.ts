@@ -8,9 +8,15 @@ export interface Logger {
 }
 
 const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
-// Bare addresses in driver messages (`connect ECONNREFUSED 10.0.0.5:5432`), with their port if any.
-const ADDRESS_PATTERN =
-  /(?<![\w.:])(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]*:[0-9a-f:.]*\]|::1|localhost)(?::\d{1,5})?(?![\w.])/gi;
+// Bare addresses in driver messages (`connect ECONNREFUSED 10.0.0.5:5432`), with their port if any:
+// IPv4, bracketed IPv6, unbracketed IPv6 as Node prints it (`fd00::5:5432`, `::ffff:10.0.0.5:5432`:
+// with a `::`, or eight groups; a time such as 23:00:00 has neither) and localhost.
+const ADDRESS_PATTERN = new RegExp(
+  String.raw`(?<![\w.:])(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]*:[0-9a-f:.]*\]|` +
+    String.raw`(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?(?:\.\d{1,3}){0,3}|` +
+    String.raw`[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){7}|localhost)(?::\d{1,5})?(?![\w.])`,
+  'gi',
+);
 
 const LOCALHOST = /localhost/i;
 

@@ -159,6 +159,10 @@ describe('redactUrls (every log line passes through it)', () => {
     ['bad answer from http://[fd00::5]:8545', 'bad answer from [url]'],
     ['postgres://u:s3cret@172.20.0.2:5432/gas refused', '[url] refused'],
     ['https://k3y:s3cret@rpc.example.org:8443/v2/k3y?apikey=s3cret failed', 'rpc.example.org failed'],
+    // Unbracketed IPv6, as Node's errors print it.
+    ['connect EHOSTUNREACH fd00::5:5432', 'connect EHOSTUNREACH [address]'],
+    ['connect ECONNREFUSED ::ffff:10.0.0.5:5432', 'connect ECONNREFUSED [address]'],
+    ['from 2001:db8:0:0:0:0:0:1 at 9', 'from [address] at 9'],
   ])('%s -> %s', (text, redacted) => {
     expect(redactUrls(text)).toBe(redacted);
   });
@@ -167,6 +171,8 @@ describe('redactUrls (every log line passes through it)', () => {
     const line =
       '2026-11-23T08:00:00.000Z warn rpc attempt failed {"provider":"rpc-1","kind":"timeout","ageMs":42000}';
     expect(redactUrls(line)).toBe(line);
+    for (const text of ['hour 2026-11-25 23:00:00 stored', 'ratio 0.5:1', 'Class::method'])
+      expect(redactUrls(text)).toBe(text);
   });
 
   it('skips only lines with nothing to redact: no ":", no "." and no localhost', () => {
