@@ -6,6 +6,7 @@ import { parseConfig } from '../lib/config';
 import { describeDbError } from '../lib/store/database';
 import { hostOf, openDatabase, scriptEngineSpec } from '../lib/store/engines';
 import { importHistory } from '../lib/store/history-import';
+import { HISTORY_RETENTION_DAYS } from '../lib/store/history-writes';
 import { readCsvSeries } from './lib/csv';
 
 const USAGE =
@@ -41,9 +42,13 @@ async function main(): Promise<void> {
     await engine.migrate();
     const summary = await engine.withDb((db) => importHistory(db, rows));
     const where = spec.kind === 'pglite' ? `PGlite in ${config.dataDir}` : hostOf(spec.url);
+    const old =
+      summary.tooOld > 0
+        ? `; ${summary.tooOld} rows older than the ${HISTORY_RETENTION_DAYS.mainnet}-day retention not imported`
+        : '';
     console.log(
       `${file}: ${summary.rows} rows into ${summary.slots} slots on ${where}: ` +
-        `${summary.written} written, ${summary.kept} kept (already stored)`,
+        `${summary.written} written, ${summary.kept} kept (already stored)${old}`,
     );
   } finally {
     await engine.close();

@@ -44,14 +44,15 @@ export function splitCsvLine(line: string): string[] {
 }
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
-// "2024-01-02 03:04:05" carries no zone; the data sets this reader serves are all UTC.
-const SPACE_SEPARATED = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+// "2024-01-02 03:04:05" or "2024-01-02T03:04:05" carries no zone: the data sets this reader serves are
+// all UTC, and a time read in the machine's zone would land hours off.
+const ZONELESS = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 
 /** Parses a time cell: Unix seconds, or an ISO 8601 date-time (UTC when it names no zone). */
 export function parseTimeCell(cell: string): number | undefined {
   if (cell === '') return undefined;
   if (NUMERIC.test(cell)) return Number(cell) * 1000;
-  const iso = SPACE_SEPARATED.test(cell) ? `${cell.replace(' ', 'T')}Z` : cell;
+  const iso = ZONELESS.test(cell) ? `${cell.replace(' ', 'T')}Z` : cell;
   if (!/^\d{4}-\d{2}-\d{2}/.test(iso)) return undefined;
   const ms = Date.parse(iso);
   return Number.isFinite(ms) ? ms : undefined;

@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeDbError } from '../../lib/store/database';
@@ -48,9 +51,12 @@ describe('turning a series into slots', () => {
     ]);
   });
 
-  it('refuses a negative or non-finite price rather than storing it', () => {
+  it('refuses a negative, zero, non-finite or absurd price rather than storing it', () => {
     expect(() => seriesToSnapshots([{ time: T0, value: -1 }])).toThrow(/not a gas price/);
+    expect(() => seriesToSnapshots([{ time: T0, value: 0 }])).toThrow(/not a gas price/);
     expect(() => seriesToSnapshots([{ time: T0, value: Number.NaN }])).toThrow(/not a gas price/);
+    // A file in wei imported as gwei.
+    expect(() => seriesToSnapshots([{ time: T0, value: 30_000_000_000 }])).toThrow(/--unit wei/);
   });
 });
 
@@ -85,8 +91,9 @@ describe.each(ENGINE_KINDS)('history import on %s', (kind) => {
       }),
     );
     const rows = Array.from({ length: 2_500 }, (_, i) => ({ time: T0 + i * 45_000, value: 10 + (i % 7) }));
-    const summary = await engine.withDb((db) => importHistory(db, rows));
-    expect(summary).toEqual({ rows: 2_500, slots: 1_250, written: 1_249, kept: 1 });
+    const now = T0 + 10 * 86_400_000;
+    const summary = await engine.withDb((db) => importHistory(db, rows, now));
+    expect(summary).toEqual({ rows: 2_500, slots: 1_250, written: 1_249, kept: 1, tooOld: 0 });
     expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1_250);
     const { hours } = await engine.withDb((db) => readHourlyHistory(db, T0));
     // The stored live reading (average 4) survived inside the first hour's mean.
@@ -101,12 +108,38 @@ describe.each(ENGINE_KINDS)('history import on %s', (kind) => {
     const means = [...slotMeans.values()].map((v) => v.reduce((a, b) => a + b, 0) / v.length);
     const expected = (means.reduce((a, b) => a + b, 0) + 4) / (means.length + 1);
     expect(hours[0]?.average).toBeCloseTo(expected, 9);
-    expect(await engine.withDb((db) => importHistory(db, rows))).toEqual({
+    expect(await engine.withDb((db) => importHistory(db, rows, now))).toEqual({
       rows: 2_500,
       slots: 1_250,
       written: 0,
       kept: 1_250,
+      tooOld: 0,
     });
+  });
+
+  it('leaves out rows the retention would prune, and refuses rows in the live slot or later', async () => {
+    const now = T0 + 40 * 86_400_000;
+    const rows = [
+      { time: T0, value: 10 }, // 40 days old: past the 35-day retention
+      { time: now - 86_400_000, value: 11 },
+    ];
+    expect(await engine.withDb((db) => importHistory(db, rows, now))).toEqual({
+      rows: 2,
+      slots: 1,
+      written: 1,
+      kept: 0,
+      tooOld: 1,
+    });
+    // A row in the slot under way would take the live reading's place (an import "from the future"
+    // would block every live tick of its slot): nothing is written.
+    const ahead = [
+      { time: now - 3_600_000, value: 12 },
+      { time: now + 7_200_000, value: 13 },
+    ];
+    await expect(engine.withDb((db) => importHistory(db, ahead, now))).rejects.toThrow(
+      /slot under way or later/,
+    );
+    expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
   });
 });
 
@@ -118,15 +151,32 @@ describe('npm run history:import', () => {
   const FILE = '../shared/data/owlracle_eth_gas_price_hourly_2024-11-06_2024-12-06.csv';
 
   it('imports a real hourly series into PostgreSQL, then keeps every slot on a second run', async () => {
+    // The real values, moved to end a day ago so the 35-day retention keeps them, in both time forms.
+    const [header = '', ...lines] = readFileSync(FILE, 'utf8').trim().split('\n');
+    const last = Number(lines.at(-1)?.split(',')[1]);
+    const shift = Math.floor(Date.now() / 1000) - 86_400 - last;
+    const moved = lines.map((line) => {
+      const [, unix, ...rest] = line.split(',');
+      const time = Number(unix) + shift;
+      return [new Date(time * 1000).toISOString().replace('.000', ''), time, ...rest].join(',');
+    });
+    const file = join(mkdtempSync(join(tmpdir(), 'import-')), 'recent.csv');
+    writeFileSync(file, [header, ...moved].join('\n'));
     const url = await lab.server.createDatabase('cli_import');
-    const first = await cli([FILE, '--time-column', 'unix_ts', '--value-column', 'close_gwei'], {
+    const first = await cli([file, '--time-column', 'unix_ts', '--value-column', 'close_gwei'], {
       DATABASE_URL: url,
     });
     expect(first.stdout).toContain('742 rows into 742 slots on 127.0.0.1: 742 written, 0 kept');
-    const second = await cli([FILE, '--time-column', 'timestamp_utc', '--value-column', 'close_gwei'], {
+    const second = await cli([file, '--time-column', 'timestamp_utc', '--value-column', 'close_gwei'], {
       DATABASE_URL: url,
     });
     expect(second.stdout).toContain('742 rows into 742 slots on 127.0.0.1: 0 written, 742 kept');
+    // The file as it is (late 2024) is past the retention: nothing imported, and the line says why.
+    const old = await cli([FILE, '--time-column', 'unix_ts', '--value-column', 'close_gwei'], {
+      DATABASE_URL: url,
+    });
+    expect(old.stdout).toContain('742 rows into 0 slots on 127.0.0.1: 0 written, 0 kept');
+    expect(old.stdout).toContain('742 rows older than the 35-day retention not imported');
   });
 
   it('stops with a message naming the bad column, and never prints the connection string', async () => {

@@ -28,6 +28,12 @@ describe('parseCsvSeries', () => {
     expect(parseTimeCell('not a time')).toBeUndefined();
   });
 
+  it('reads a zone-less "YYYY-MM-DDTHH:MM:SS" as UTC too, whatever the machine\'s zone, and keeps a stated zone', () => {
+    expect(parseTimeCell('2026-11-25T10:00:00')).toBe(Date.parse('2026-11-25T10:00:00Z'));
+    expect(parseTimeCell('2026-11-25T10:00')).toBe(Date.parse('2026-11-25T10:00:00Z'));
+    expect(parseTimeCell('2026-11-25T10:00:00+02:00')).toBe(Date.parse('2026-11-25T08:00:00Z'));
+  });
+
   it('names the missing column and lists the ones that exist', () => {
     expect(() => parseCsvSeries('t,v\n2024-01-01T00:00:00Z,1\n', { valueColumn: 'close_gwei' })).toThrow(
       /value column "close_gwei" is not in the header \(columns: t, v\)/,
