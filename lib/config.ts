@@ -64,12 +64,14 @@ const postgresUrl = z
   .refine((value) => {
     if (value === undefined) return true;
     try {
-      const { protocol, hostname } = new URL(value);
-      return (protocol === 'postgres:' || protocol === 'postgresql:') && hostname !== '';
+      const { protocol, hostname, searchParams } = new URL(value);
+      // A Unix socket is named by a `host=` parameter instead (postgres:///gas?host=/var/run/postgresql).
+      const host = hostname !== '' || (searchParams.get('host') ?? '') !== '';
+      return (protocol === 'postgres:' || protocol === 'postgresql:') && host;
     } catch {
       return false;
     }
-  }, 'is not a postgres:// or postgresql:// URL with a host');
+  }, 'is not a postgres:// or postgresql:// URL with a host (or a host= socket directory)');
 
 /** One JSON-RPC provider: its URL (kept inside the process) and the label every response and log shows. */
 export interface RpcEndpoint {
@@ -104,8 +106,11 @@ const rpcList = (defaults: readonly string[]) =>
           return z.NEVER;
         }
         // A label is public, and SPEC extension 20 keeps `localhost` out of every label.
-        if (name?.toLowerCase() === 'localhost') {
-          ctx.addIssue({ code: 'custom', message: `entry ${index + 1}: "localhost" cannot name a provider` });
+        if (name && /localhost/i.test(name)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `entry ${index + 1}: a provider name cannot contain "localhost"`,
+          });
           return z.NEVER;
         }
         const parsed = httpUrl.safeParse(named ? named[2] : item);

@@ -13,8 +13,10 @@ const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
 // with a `::`, or eight groups; a time such as 23:00:00 has neither) and localhost.
 const ADDRESS_PATTERN = new RegExp(
   String.raw`(?<![\w.:])(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]*:[0-9a-f:.]*\]|` +
-    String.raw`(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?(?:\.\d{1,3}){0,3}|` +
-    String.raw`[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){7}|localhost)(?::\d{1,5})?(?![\w.])`,
+    '(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?|' +
+    String.raw`::[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)(?:\.\d{1,3}){0,3}|` +
+    // An address may end a sentence: only a dot followed by more of a name continues it.
+    String.raw`[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){7}|localhost)(?::\d{1,5})?(?!\w|\.\w)`,
   'gi',
 );
 

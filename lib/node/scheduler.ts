@@ -31,8 +31,9 @@ export function startSlotScheduler(
   };
   const schedule = () => {
     if (stopped) return;
-    const into = now() % periodMs;
-    const slotNotRun = Math.floor(now() / periodMs) > lastSlot;
+    const at = now();
+    const into = at % periodMs;
+    const slotNotRun = Math.floor(at / periodMs) > lastSlot;
     const wait = slotNotRun ? Math.max(0, LATE_MS - into) : periodMs - into + LATE_MS;
     timer = setTimeout(fire, wait);
     timer.unref?.();

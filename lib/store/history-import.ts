@@ -76,8 +76,11 @@ export async function importHistory(
         'imported history must end before the live readings begin',
     );
   }
+  // Every row is checked first (a bad file is refused, however old), then rows are kept by the slot
+  // they fall in, as pruning keeps them.
+  seriesToSnapshots(rows);
   const cutoff = now - HISTORY_RETENTION_DAYS.mainnet * DAY_MS;
-  const recent = rows.filter((row) => row.time >= cutoff);
+  const recent = rows.filter((row) => slotStartOf(row.time) >= cutoff);
   const snapshots = seriesToSnapshots(recent);
   const written = await insertMainnetSnapshots(db, snapshots);
   return {

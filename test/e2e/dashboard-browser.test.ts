@@ -215,6 +215,31 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     await saveScreenshot(page, 'dashboard-desktop');
   });
 
+  it('says the waits are unavailable on the explorer backstop, and shows the next base fee once', async () => {
+    const watched = await browser.open(DESKTOP);
+    const { page } = watched;
+    // The live answer as the explorer backstop gives it: no per-block data, so no waits.
+    await page.route(`${base}/api/gas`, async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as Json;
+      const tiers = Object.fromEntries(
+        Object.entries(body.tiers as Record<string, Json>).map(([name, t]) => [
+          name,
+          { ...t, estimatedWaitSeconds: null },
+        ]),
+      );
+      await route.fulfill({ response: res, json: { ...body, source: 'etherscan', tiers } });
+    });
+    const api = await openDashboard(watched, base);
+    const gas = api['/api/gas']!;
+    expect(gas.nextBaseFee).toBe(gas.baseFee);
+    for (const tier of ['low', 'average', 'high'])
+      expect(await page.locator(`[data-tier="${tier}"] dl`).textContent()).toContain('Waitunavailable');
+    expect(await page.locator('[data-fact="baseFee"] dt').textContent()).toBe('Base fee, next block');
+    expect(await page.locator('[data-fact="nextBaseFee"]').count()).toBe(0);
+    expect(problemsOf(watched)).toEqual([]);
+  });
+
   it('draws a spike over sub-gwei fees on a logarithmic scale, so the calm hours stay readable', async () => {
     // Stored hours at 1/300 of today's simulated fees (about 0.1 gwei against 30): a 300x spike.
     const calm = await openDatabase({ kind: 'pglite' });

@@ -47,7 +47,8 @@ describe('parseConfig', () => {
     ['PUBLIC_BASE_URL', 'https://gas.example/?key=pw-secret', /PUBLIC_BASE_URL: must be an origin/],
     ['DATABASE_URL', 'not a url pw-secret', /DATABASE_URL: is not a postgres/],
     ['DATABASE_URL', 'mysql://root:pw-secret@db.example/gas', /DATABASE_URL: is not a postgres/],
-    ['MAINNET_RPC_URLS', 'localhost=http://10.0.0.5:8545', /MAINNET_RPC_URLS: entry 1: "localhost"/],
+    ['MAINNET_RPC_URLS', 'localhost=http://10.0.0.5:8545', /MAINNET_RPC_URLS: entry 1: .*"localhost"/],
+    ['MAINNET_RPC_URLS', 'my-Localhost=http://10.0.0.5:8545', /MAINNET_RPC_URLS: entry 1: .*"localhost"/],
   ])('rejects %s=%s', (name, value, message) => {
     const attempt = () => parseConfig({ [name]: value });
     expect(attempt).toThrow(message);
@@ -55,7 +56,13 @@ describe('parseConfig', () => {
   });
 
   it('takes postgres and postgresql connection URLs, and RPC URLs with user info (sent as Basic auth)', () => {
-    for (const url of ['postgres://u:p@db.example:5432/gas', 'postgresql://db.example/gas']) {
+    for (const url of [
+      'postgres://u:p@db.example:5432/gas',
+      'postgresql://db.example/gas',
+      'postgres://u:p@ep-x-123.eu-central-1.aws.neon.tech/gas?sslmode=require&channel_binding=require',
+      // A Unix socket, as node-postgres takes it.
+      'postgres:///gas?host=/var/run/postgresql',
+    ]) {
       expect(parseConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
     }
     expect(parseConfig({ MAINNET_RPC_URLS: 'https://u:p@rpc.example' }).mainnetRpc).toHaveLength(1);

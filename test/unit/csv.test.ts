@@ -29,9 +29,18 @@ describe('parseCsvSeries', () => {
   });
 
   it('reads a zone-less "YYYY-MM-DDTHH:MM:SS" as UTC too, whatever the machine\'s zone, and keeps a stated zone', () => {
-    expect(parseTimeCell('2026-11-25T10:00:00')).toBe(Date.parse('2026-11-25T10:00:00Z'));
-    expect(parseTimeCell('2026-11-25T10:00')).toBe(Date.parse('2026-11-25T10:00:00Z'));
-    expect(parseTimeCell('2026-11-25T10:00:00+02:00')).toBe(Date.parse('2026-11-25T08:00:00Z'));
+    const zone = process.env.TZ;
+    // A zone where local time is not UTC: read as local, 10:00 would land at 15:00 UTC.
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(new Date(Date.UTC(2026, 10, 25)).getTimezoneOffset()).toBe(300);
+      expect(parseTimeCell('2026-11-25T10:00:00')).toBe(Date.UTC(2026, 10, 25, 10));
+      expect(parseTimeCell('2026-11-25T10:00')).toBe(Date.UTC(2026, 10, 25, 10));
+      expect(parseTimeCell('2026-11-25T10:00:00+02:00')).toBe(Date.UTC(2026, 10, 25, 8));
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 
   it('names the missing column and lists the ones that exist', () => {

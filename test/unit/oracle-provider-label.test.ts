@@ -163,6 +163,10 @@ describe('redactUrls (every log line passes through it)', () => {
     ['connect EHOSTUNREACH fd00::5:5432', 'connect EHOSTUNREACH [address]'],
     ['connect ECONNREFUSED ::ffff:10.0.0.5:5432', 'connect ECONNREFUSED [address]'],
     ['from 2001:db8:0:0:0:0:0:1 at 9', 'from [address] at 9'],
+    // At the end of a sentence too.
+    ['no route to fd00::5.', 'no route to [address].'],
+    ['peer fd00::5:5432. Retrying', 'peer [address]. Retrying'],
+    ['refused by 10.0.0.5.', 'refused by [address].'],
   ])('%s -> %s', (text, redacted) => {
     expect(redactUrls(text)).toBe(redacted);
   });
@@ -171,7 +175,7 @@ describe('redactUrls (every log line passes through it)', () => {
     const line =
       '2026-11-23T08:00:00.000Z warn rpc attempt failed {"provider":"rpc-1","kind":"timeout","ageMs":42000}';
     expect(redactUrls(line)).toBe(line);
-    for (const text of ['hour 2026-11-25 23:00:00 stored', 'ratio 0.5:1', 'Class::method'])
+    for (const text of ['hour 2026-11-25 23:00:00 stored', 'ratio 0.5:1', 'Class::method', 'INFO :: started'])
       expect(redactUrls(text)).toBe(text);
   });
 

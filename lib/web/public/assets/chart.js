@@ -38,7 +38,10 @@ function niceStep(max, ticks) {
 /** Beyond this ratio of highest to lowest line value the axis is logarithmic (a spike over calm fees). */
 export const LOG_SCALE_RATIO = 8;
 
-/** The round values (1, 2 or 5 times a power of ten) from `lo` to `hi`, the 2s and 5s left out when crowded. */
+/**
+ * The round values (1, 2 or 5 times a power of ten) from `lo` to `hi`; when crowded, the powers of
+ * ten only, and always both ends, so the lowest and highest lines are labelled.
+ */
 function logTicks(lo, hi) {
   const all = [];
   for (let power = Math.floor(Math.log10(lo)); 10 ** power <= hi; power++) {
@@ -47,7 +50,9 @@ function logTicks(lo, hi) {
       if (v >= lo * 0.999 && v <= hi * 1.001) all.push(Number(v.toPrecision(1)));
     }
   }
-  return all.length > 6 ? all.filter((v) => String(v).replace(/[0.]/g, '') === '1') : all;
+  if (all.length <= 6) return all;
+  const isPowerOfTen = (v) => Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9;
+  return all.filter((v, i) => i === 0 || i === all.length - 1 || isPowerOfTen(v));
 }
 
 /**
@@ -55,7 +60,7 @@ function logTicks(lo, hi) {
  * (a 50x spike over sub-gwei fees would press everything else flat onto the zero line), logarithmic
  * between round values around them. Returns the top, the map from gwei to a 0..1 height and the ticks.
  */
-export function verticalScale(lineValues, bandMax) {
+export function chooseVerticalScale(lineValues, bandMax) {
   const positive = lineValues.filter((v) => v > 0);
   const lineMax = Math.max(0, ...positive);
   const lineMin = positive.length > 0 ? Math.min(...positive) : 0;
@@ -98,7 +103,7 @@ export function drawChart(box, { history, predictions, current, now }) {
   const x1 = now + 24 * HOUR;
   const bands = predictions.map(bandOf);
   const lineValues = [...history.map((p) => p.gasPrice), ...predictions.map((p) => p.average), current ?? 0];
-  const scale = verticalScale(lineValues, Math.max(0, ...bands.map((b) => b.high)));
+  const scale = chooseVerticalScale(lineValues, Math.max(0, ...bands.map((b) => b.high)));
   const x = (t) => pad.left + ((t - x0) / (x1 - x0)) * (width - pad.left - pad.right);
   const y = (v) => pad.top + (1 - scale.at(v)) * (height - pad.top - pad.bottom);
   const at = (t, v) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`;
@@ -191,7 +196,8 @@ export function describeChart({ history, predictions, current }) {
   }
   if (current !== null) parts.push(`Now: ${gwei(current)} gwei.`);
   const lines = [...history.map((p) => p.gasPrice), ...predictions.map((p) => p.average), current ?? 0];
-  if (verticalScale(lines, 0).log) parts.push('The scale is logarithmic: fees span more than 8x.');
+  if (chooseVerticalScale(lines, 0).log)
+    parts.push(`The scale is logarithmic: fees span more than ${LOG_SCALE_RATIO}x.`);
   if (predictions.length > 0) {
     const cheapest = predictions.reduce((a, b) => (b.average < a.average ? b : a));
     const values = predictions.map((p) => p.average);

@@ -53,7 +53,7 @@ export function renderDecision(el, detail, dashboard, gas) {
     // differ from the cheapest point of the forecast below.
     detail.textContent = `Waiting for around ${clock(d.nextBestAt)}: about ${gwei(d.expectedGas)} gwei expected, jump risk included, against ${gwei(now)} gwei now.`;
   } else if (cheapest) {
-    detail.textContent = `Cheapest predicted hour: around ${clock(cheapest.timestamp)}, ${gwei(cheapest.gasPrices.average)} gwei against ${gwei(now)} gwei now; too small or too uncertain a saving to wait for.`;
+    detail.textContent = `Cheapest predicted hour: around ${clock(cheapest.timestamp)}, ${gwei(cheapest.gasPrices.average)} gwei against ${gwei(now)} gwei now.`;
   } else {
     detail.textContent = `Now (${gwei(now)} gwei) is the cheapest time the forecast expects.`;
   }
