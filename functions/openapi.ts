@@ -63,6 +63,11 @@ function withConventions<D extends { paths?: object }>(doc: D): D {
     headers: { Allow: header('The methods this path answers.') },
     content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
   };
+  const caching = {
+    ETag: header('Strong validator of the body: the first 128 bits of its SHA-256, quoted.'),
+    'Cache-Control': header('`public, max-age=N, s-maxage=N`, N the refresh cadence in seconds.'),
+    'Last-Modified': header('Time of the data, where it has one.'),
+  };
   for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
     for (const [method, operation] of Object.entries(item)) {
       const { responses } = operation;
@@ -71,11 +76,6 @@ function withConventions<D extends { paths?: object }>(doc: D): D {
       if (unavailable) unavailable.headers = { 'Retry-After': header('Seconds to wait before retrying.') };
       const ok = responses[200];
       if (method !== 'get' || !ok) continue;
-      const caching = {
-        ETag: header('Strong validator of the body: the first 128 bits of its SHA-256, quoted.'),
-        'Cache-Control': header('`public, max-age=N, s-maxage=N`, N the refresh cadence in seconds.'),
-        'Last-Modified': header('Time of the data, where it has one.'),
-      };
       ok.headers = { ...caching, ...ok.headers };
       responses[304] = {
         description: '`If-None-Match` named the current `ETag`: no body, the same caching headers.',

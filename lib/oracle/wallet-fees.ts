@@ -62,7 +62,11 @@ export function computeWalletFees(history: FeeHistory): WalletFees {
 /** Rising or falling when the next base fee is more than 5 % from the window's median base fee. */
 export function classifyTrend(history: FeeHistory, nextBaseFee: bigint): BaseFeeTrend {
   const median = Number(computeMedian(history.baseFeePerGas.slice(0, -1)));
-  const change = (Number(nextBaseFee) - median) / median;
+  return trendOfChange((Number(nextBaseFee) - median) / median);
+}
+
+/** Rising or falling for a relative change beyond +/- 5 %, else flat. */
+function trendOfChange(change: number): BaseFeeTrend {
   if (change > TREND_THRESHOLD) return 'rising';
   if (change < -TREND_THRESHOLD) return 'falling';
   return 'flat';
@@ -75,8 +79,5 @@ export function classifyTrend(history: FeeHistory, nextBaseFee: bigint): BaseFee
  * same 5 % as a fee history's trend.
  */
 export function trendFromGasUsed(ratios: readonly number[]): BaseFeeTrend {
-  const change = ratios.reduce((product, r) => product * (1 + (2 * r - 1) / 8), 1) - 1;
-  if (change > TREND_THRESHOLD) return 'rising';
-  if (change < -TREND_THRESHOLD) return 'falling';
-  return 'flat';
+  return trendOfChange(ratios.reduce((product, r) => product * (1 + (2 * r - 1) / 8), 1) - 1);
 }

@@ -1,9 +1,12 @@
 import { MAX_SANE_GWEI } from '../oracle/sanity';
 import type { Database } from './database';
-import { HISTORY_RETENTION_DAYS, insertMainnetSnapshots, type MainnetSnapshot } from './history-writes';
+import {
+  HISTORY_RETENTION_DAYS,
+  insertMainnetSnapshots,
+  type MainnetSnapshot,
+  retentionCutoff,
+} from './history-writes';
 import { slotStartOf } from './slots';
-
-const DAY_MS = 86_400_000;
 
 /**
  * What an import did: rows read, slots they fell in, slots written and slots kept as they were, and
@@ -76,18 +79,15 @@ export async function importHistory(
         'imported history must end before the live readings begin',
     );
   }
-  // Every row is checked first (a bad file is refused, however old), then rows are kept by the slot
-  // they fall in, as pruning keeps them.
-  seriesToSnapshots(rows);
-  const cutoff = now - HISTORY_RETENTION_DAYS.mainnet * DAY_MS;
-  const recent = rows.filter((row) => slotStartOf(row.time) >= cutoff);
-  const snapshots = seriesToSnapshots(recent);
+  // Every row is checked (a bad file is refused, however old); slots are kept as pruning keeps them.
+  const cutoff = retentionCutoff(now, HISTORY_RETENTION_DAYS.mainnet);
+  const snapshots = seriesToSnapshots(rows).filter((snapshot) => snapshot.slotStart >= cutoff);
   const written = await insertMainnetSnapshots(db, snapshots);
   return {
     rows: rows.length,
     slots: snapshots.length,
     written,
     kept: snapshots.length - written,
-    tooOld: rows.length - recent.length,
+    tooOld: rows.filter((row) => slotStartOf(row.time) < cutoff).length,
   };
 }

@@ -34,6 +34,11 @@ export interface L2Snapshot {
 export const HISTORY_RETENTION_DAYS = { mainnet: 35, l2: 8 } as const;
 
 const DAY_MS = 86_400_000;
+
+/** The oldest slot start a retention of `days` keeps at `nowMs` (older slots are pruned). */
+export function retentionCutoff(nowMs: number, days: number): number {
+  return nowMs - days * DAY_MS;
+}
 // Postgres allows 65,535 bind parameters per statement; 1,000 rows of 8 columns stays well inside.
 const INSERT_CHUNK = 1_000;
 
@@ -106,11 +111,11 @@ export async function pruneHistory(
 ): Promise<{ mainnet: number; l2: number }> {
   const mainnet = await db
     .delete(mainnetSnapshots)
-    .where(lt(mainnetSnapshots.slotStart, new Date(nowMs - retentionDays.mainnet * DAY_MS)))
+    .where(lt(mainnetSnapshots.slotStart, new Date(retentionCutoff(nowMs, retentionDays.mainnet))))
     .returning({ slotStart: mainnetSnapshots.slotStart });
   const l2 = await db
     .delete(l2Snapshots)
-    .where(lt(l2Snapshots.slotStart, new Date(nowMs - retentionDays.l2 * DAY_MS)))
+    .where(lt(l2Snapshots.slotStart, new Date(retentionCutoff(nowMs, retentionDays.l2))))
     .returning({ slotStart: l2Snapshots.slotStart });
   return { mainnet: mainnet.length, l2: l2.length };
 }

@@ -55,10 +55,16 @@ function logTicks(lo, hi) {
   return all.filter((v, i) => i === 0 || i === all.length - 1 || isPowerOfTen(v));
 }
 
+/** Every value the chart's lines pass through: history, forecast and the live reading (0 without one). */
+function lineValuesOf({ history, predictions, current }) {
+  return [...history.map((p) => p.gasPrice), ...predictions.map((p) => p.average), current ?? 0];
+}
+
 /**
  * The vertical scale: linear from 0 to a round top, or, when the lines span more than LOG_SCALE_RATIO
  * (a 50x spike over sub-gwei fees would press everything else flat onto the zero line), logarithmic
- * between round values around them. Returns the top, the map from gwei to a 0..1 height and the ticks.
+ * between round values around them. Returns whether it is logarithmic, the map from gwei to a 0..1
+ * height, and the ticks.
  */
 export function chooseVerticalScale(lineValues, bandMax) {
   const positive = lineValues.filter((v) => v > 0);
@@ -102,8 +108,10 @@ export function drawChart(box, { history, predictions, current, now }) {
   const x0 = now - 24 * HOUR;
   const x1 = now + 24 * HOUR;
   const bands = predictions.map(bandOf);
-  const lineValues = [...history.map((p) => p.gasPrice), ...predictions.map((p) => p.average), current ?? 0];
-  const scale = chooseVerticalScale(lineValues, Math.max(0, ...bands.map((b) => b.high)));
+  const scale = chooseVerticalScale(
+    lineValuesOf({ history, predictions, current }),
+    Math.max(0, ...bands.map((b) => b.high)),
+  );
   const x = (t) => pad.left + ((t - x0) / (x1 - x0)) * (width - pad.left - pad.right);
   const y = (v) => pad.top + (1 - scale.at(v)) * (height - pad.top - pad.bottom);
   const at = (t, v) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`;
@@ -195,8 +203,7 @@ export function describeChart({ history, predictions, current }) {
     );
   }
   if (current !== null) parts.push(`Now: ${gwei(current)} gwei.`);
-  const lines = [...history.map((p) => p.gasPrice), ...predictions.map((p) => p.average), current ?? 0];
-  if (chooseVerticalScale(lines, 0).log)
+  if (chooseVerticalScale(lineValuesOf({ history, predictions, current }), 0).log)
     parts.push(`The scale is logarithmic: fees span more than ${LOG_SCALE_RATIO}x.`);
   if (predictions.length > 0) {
     const cheapest = predictions.reduce((a, b) => (b.average < a.average ? b : a));
