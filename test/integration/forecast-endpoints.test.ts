@@ -84,10 +84,13 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     }
   });
 
-  it('learns the stored daily shape: the cheapest predicted hour of the next day is near 04:00 UTC', async () => {
-    const res = await appWith(seeded.withDb).request('/api/gas-predictions?timeframe=24h');
+  it('learns the stored daily shape: past the first day, the cheapest predicted hour is near 04:00 UTC', async () => {
+    // Past a day ahead the live reading's departure from the stored shape has faded to a constant
+    // tenth, so where the cheapest hour falls does not depend on the hour the test runs at (within
+    // the first hours the simulator's reading, far from the seeded level, still weighs).
+    const res = await appWith(seeded.withDb).request('/api/gas-predictions?timeframe=7d');
     const body = GasPredictionsResponseSchema.parse(await res.json());
-    const cheapest = body.predictions.reduce((a, b) => (b.average < a.average ? b : a));
+    const cheapest = body.predictions.slice(24).reduce((a, b) => (b.average < a.average ? b : a));
     expect([3, 4, 5]).toContain(new Date(cheapest.timestamp).getUTCHours());
   });
 
