@@ -5,9 +5,10 @@
  *
  * Scores 24-hour point forecasts (as the back-test walks them: 7-day warm-up, MAE over all origins
  * and leads, against persistence and same hour yesterday) on three development series: the tuning
- * parts (first two thirds) of the two series the back-test scores, and the whole 2021 base-fee
- * series, which no tuning has scored (its times are interpolated, about 1 h off, so it is a harder
- * test of the shape). Each series gets a built-in profile derived without it. For each it prints the
+ * parts (first two thirds) of the two 2024 series the back-test scores, and the whole 2021
+ * base-fee series, which the back-test never scores (its times are interpolated, about 1 h off, so
+ * it is a harder test of the shape; since 2026-11-26 the forecast search scores its first two
+ * thirds). Each series gets a built-in profile derived without it. For each it prints the
  * shipped model's ratios and those of the same model told the coming day's level (the median of the
  * actual, deseasonalised next 24 hours): the gap between the two is what any better level forecast
  * could win at most; the rest is the shape's own error. Prints JSON.
@@ -32,7 +33,7 @@ const dataDir = args['data-dir'] ?? '';
 
 const sources = [
   ...SCORED_SERIES.map((source) => ({ source, part: 'tuning part (first two thirds)' })),
-  { source: SERIES_2021, part: 'whole (never scored in tuning)' },
+  { source: SERIES_2021, part: 'whole (first two thirds in the forecast search)' },
 ];
 const series = [
   ...(await Promise.all(SCORED_SERIES.map((source) => readTuningRows(dataDir, source)))),

@@ -3,26 +3,35 @@
  *
  *   npx tsx scripts/tune-forecast.ts [--data-dir ../shared/data] [--rounds 3]
  *
- * Reads the two real hourly series the back-test scores and, before anything else sees them, cuts
- * each to its tuning part with `selectTuningRows` (the hours before the held-out last third, the
- * same cut the back-test reports). Starting from the defaults in `lib/forecast/params.ts`, it runs
+ * Reads the real hourly series (the three the back-test scores, and the 2021 base-fee series) and,
+ * before anything else sees them, cuts each to its tuning part with `selectTuningRows` (the hours
+ * before the held-out last third, the same cut the back-test reports). Starting from the defaults in `lib/forecast/params.ts`, it runs
  * coordinate descent: each parameter (or pair that only acts together) in turn takes the candidate
  * value that minimises the objective (mean of each series' MAE ratios over their targets,
  * `objectiveOf`), the others held, if it gains at least `MIN_GAIN`, for a few rounds or until
  * nothing changes. Each series is scored with a built-in profile derived without
- * it (from the other series' tuning parts and the 2021 base-fee series' first two thirds), so the
- * prior's weight is judged on weeks the prior never saw. Then it back-tests the chosen parameters
+ * it (from the other series' tuning parts; the 2026 sample, which the built-in profile never
+ * holds, with the profile of all three), so the prior's weight is judged on weeks the prior never
+ * saw. The 2026 sample and the 2021 series count since 2026-11-26: the 2024 series alone
+ * rewarded a daily rhythm flatter than today's chain has. Then it back-tests the chosen parameters
  * on the tuning rows in full (decision included, with the shipped profile) and prints JSON. Copy
  * `chosen` into `DEFAULT_FORECAST_PARAMS` by hand.
  */
 import { parseArgs } from 'node:util';
 import { runBacktest } from '../lib/forecast/backtest';
+import { deriveAverageProfile } from '../lib/forecast/derive-profile';
 import { buildLogSeries } from '../lib/forecast/hourly-series';
 import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from '../lib/forecast/params';
 import type { SeasonalProfile } from '../lib/forecast/seasonal-profile';
 import { objectiveOf, type PointScore, scorePointForecasts } from '../lib/forecast/tune-score';
 import type { SeriesRow } from './lib/csv';
-import { readTuningRows, SCORED_SERIES, SERIES_2021, withLeaveOneOutPriors } from './lib/tuning-data';
+import {
+  readTuningRows,
+  SCORED_SERIES,
+  SERIES_2021,
+  SERIES_2026,
+  withLeaveOneOutPriors,
+} from './lib/tuning-data';
 
 type NumericKey = {
   [K in keyof ForecastParams]: ForecastParams[K] extends number ? K : never;
@@ -66,15 +75,19 @@ const { values: args } = parseArgs({
 });
 
 const dataDir = args['data-dir'] ?? '';
+const sources = [...SCORED_SERIES, SERIES_2021, SERIES_2026];
 const tuningRows: SeriesRow[][] = [];
-for (const source of SCORED_SERIES) tuningRows.push(await readTuningRows(dataDir, source));
+for (const source of sources) tuningRows.push(await readTuningRows(dataDir, source));
 // The shipped built-in profile learned from these very tuning weeks; scoring a series against it
-// would reward leaning on the prior. Each series is scored with a prior made without it instead
-// (from the other series and the 2021 series' first two thirds).
-const scored = withLeaveOneOutPriors(
-  tuningRows.map((rows) => buildLogSeries(rows)),
-  [buildLogSeries(await readTuningRows(dataDir, SERIES_2021))],
-);
+// would reward leaning on the prior. Each series is scored with a prior made without it instead.
+const withPriors = withLeaveOneOutPriors(tuningRows.slice(0, -1).map((rows) => buildLogSeries(rows)));
+const scored = [
+  ...withPriors,
+  {
+    series: buildLogSeries(tuningRows.at(-1) ?? []),
+    prior: deriveAverageProfile(withPriors.map(({ series }) => series)),
+  },
+];
 const caches = scored.map(() => new Map<string, (SeasonalProfile | undefined)[]>());
 const scoreAll = (params: ForecastParams): PointScore[] =>
   scored.map(({ series, prior }, i) => scorePointForecasts(series, params, caches[i], prior));
@@ -120,7 +133,7 @@ for (let round = 1; round <= Number(args.rounds); round++) {
 
 const summary = (scores: PointScore[]) =>
   scores.map((s, i) => ({
-    file: SCORED_SERIES[i]?.file,
+    file: sources[i]?.file,
     origins: s.origins,
     maeRatio: {
       vsPersistence: Number(s.ratio.vsPersistence.toFixed(4)),
@@ -129,7 +142,7 @@ const summary = (scores: PointScore[]) =>
   }));
 const backtests = tuningRows.map((rows, i) => {
   const { whole } = runBacktest(rows, { params });
-  return { file: SCORED_SERIES[i]?.file, hoursUsed: buildLogSeries(rows).values.length, tuning: whole };
+  return { file: sources[i]?.file, hoursUsed: buildLogSeries(rows).values.length, tuning: whole };
 });
 console.log(
   JSON.stringify(

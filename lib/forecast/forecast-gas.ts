@@ -7,10 +7,12 @@
  *    deviations, shrunk toward hour-of-day + day-of-week medians (`seasonal-profile.ts`). The
  *    learned shape is blended with a built-in shape derived from real mainnet data
  *    (`fallback-profile.ts`), which counts as 4 weeks of data (scaled down when single hours
- *    scatter less than 0.1 in log around the learned shape: clean history needs no prior).
- *    Medians keep one-hour spikes out. Half of the last 10 days' departure from that shape at each
- *    UTC hour of day (a median per hour) is added, so a daily rhythm that has shifted lately shows
- *    before the multi-week shape learns it.
+ *    scatter less than 0.1 in log around the learned shape: clean history needs no prior). The
+ *    daily rhythm (each hour of day's mean over the week) is blended apart: the learned one gets
+ *    the share of its departure from the built-in rhythm that repeats between the older and the
+ *    newer half of the window (`fit-model.ts`). Medians keep one-hour spikes out. Half of the
+ *    last 10 days' departure from that shape at each UTC hour of day (a median per hour) is added,
+ *    so a daily rhythm that has shifted lately shows before the multi-week shape learns it.
  * 2. Level. The median of the deseasonalised values of the last 24 hours (`log-model.ts` can
  *    weight recent hours more and let the level drift back to a weekly baseline; the parameter
  *    search found neither helps, so both are off).
@@ -31,7 +33,7 @@
  * A predicted hour is a low-fee window when it is cheaper than the cheapest quarter of the hours of
  * a typical week at the current level.
  * Constants are in `params.ts`, chosen by `scripts/tune-forecast.ts` on the first two thirds of the
- * two real hourly series in shared/data only; `scripts/backtest.ts` scores the whole span and the
+ * real hourly series in shared/data only; `scripts/backtest.ts` scores the whole span and the
  * held-out last third.
  */
 import { cheapestIndex, decideSendOrWait } from './decision';

@@ -131,3 +131,61 @@ export function blendProfiles(
   if (total <= 0) return Float64Array.from(prior);
   return learned.map((value, how) => (learnedWeeks * value + priorWeeks * (prior[how] ?? 0)) / total);
 }
+
+/** The daily rhythm of a weekly profile: each UTC hour of day's mean over the seven days. */
+export function dailyRhythm(profile: ArrayLike<number>): Float64Array {
+  const rhythm = new Float64Array(24);
+  for (let how = 0; how < HOURS_PER_WEEK; how++) {
+    rhythm[how % 24] = (rhythm[how % 24] ?? 0) + (profile[how] ?? 0) / 7;
+  }
+  return rhythm;
+}
+
+/**
+ * Returns how much of a learned daily rhythm's departure from the prior's to believe: the
+ * covariance of the departures learned from the older and the newer half of the window (what
+ * repeats) over the square of the whole window's departure, within 0 to 1. Sampling noise and a
+ * rhythm that came and went do not repeat across the halves, so they earn no weight; a regime
+ * whose rhythm differs from the prior's on every day earns nearly all of it.
+ */
+export function rhythmWeight(
+  learned: ArrayLike<number>,
+  older: ArrayLike<number>,
+  newer: ArrayLike<number>,
+  prior: ArrayLike<number>,
+): number {
+  const [whole, a, b, p] = [learned, older, newer, prior].map(dailyRhythm);
+  let repeated = 0;
+  let departure = 0;
+  for (let h = 0; h < 24; h++) {
+    const base = p?.[h] ?? 0;
+    repeated += ((a?.[h] ?? 0) - base) * ((b?.[h] ?? 0) - base);
+    departure += ((whole?.[h] ?? 0) - base) ** 2;
+  }
+  return departure > 0 ? Math.min(1, Math.max(0, repeated / departure)) : 0;
+}
+
+/**
+ * Blends a learned profile with a prior one in two parts. The detail of the 168 hours of the week
+ * (each around its hour of day's mean) blends as in `blendProfiles`: a few weeks cannot pin down
+ * 168 shapes. The daily rhythm, seen on every day of the window, takes the learned one's share
+ * `rhythmShare` (see `rhythmWeight`); the built-in rhythm, an average over eras whose peak hours
+ * differ, is flatter than any one series' own (2026's afternoon peak is five times its height).
+ */
+export function blendProfilesWithRhythm(
+  learned: SeasonalProfile,
+  learnedWeeks: number,
+  prior: ArrayLike<number>,
+  priorWeeks: number,
+  rhythmShare: number,
+): SeasonalProfile {
+  const detail = blendProfiles(learned, learnedWeeks, prior, priorWeeks);
+  const blendedRhythm = dailyRhythm(detail);
+  const learnedRhythm = dailyRhythm(learned);
+  const priorRhythm = dailyRhythm(prior);
+  return detail.map((value, how) => {
+    const h = how % 24;
+    const rhythm = rhythmShare * (learnedRhythm[h] ?? 0) + (1 - rhythmShare) * (priorRhythm[h] ?? 0);
+    return value - (blendedRhythm[h] ?? 0) + rhythm;
+  });
+}
