@@ -5,8 +5,8 @@
  *
  * Reads the real hourly series (the three the back-test scores, and the 2021 base-fee series) and,
  * before anything else sees them, cuts each to its tuning part with `selectTuningRows` (the hours
- * before the held-out last third, the same cut the back-test reports). Starting from the defaults in `lib/forecast/params.ts`, it runs
- * coordinate descent: each parameter (or pair that only acts together) in turn takes the candidate
+ * before the held-out last third, the same cut the back-test reports). Starting from the defaults
+ * in `lib/forecast/params.ts`, it runs coordinate descent: each parameter (or pair that only acts together) in turn takes the candidate
  * value that minimises the objective (mean of each series' MAE ratios over their targets,
  * `objectiveOf`), the others held, if it gains at least `MIN_GAIN`, for a few rounds or until
  * nothing changes. Each series is scored with a built-in profile derived without
@@ -75,18 +75,18 @@ const { values: args } = parseArgs({
 });
 
 const dataDir = args['data-dir'] ?? '';
-const sources = [...SCORED_SERIES, SERIES_2021, SERIES_2026];
+// The series the built-in profile is derived from, then the 2026 sample, which it never holds.
+const profiled = [...SCORED_SERIES, SERIES_2021];
+const sources = [...profiled, SERIES_2026];
 const tuningRows: SeriesRow[][] = [];
 for (const source of sources) tuningRows.push(await readTuningRows(dataDir, source));
+const profiledSeries = tuningRows.slice(0, profiled.length).map((rows) => buildLogSeries(rows));
+const series2026 = buildLogSeries(tuningRows[profiled.length] ?? []);
 // The shipped built-in profile learned from these very tuning weeks; scoring a series against it
 // would reward leaning on the prior. Each series is scored with a prior made without it instead.
-const withPriors = withLeaveOneOutPriors(tuningRows.slice(0, -1).map((rows) => buildLogSeries(rows)));
 const scored = [
-  ...withPriors,
-  {
-    series: buildLogSeries(tuningRows.at(-1) ?? []),
-    prior: deriveAverageProfile(withPriors.map(({ series }) => series)),
-  },
+  ...withLeaveOneOutPriors(profiledSeries),
+  { series: series2026, prior: deriveAverageProfile(profiledSeries) },
 ];
 const caches = scored.map(() => new Map<string, (SeasonalProfile | undefined)[]>());
 const scoreAll = (params: ForecastParams): PointScore[] =>

@@ -154,13 +154,16 @@ export function rhythmWeight(
   newer: ArrayLike<number>,
   prior: ArrayLike<number>,
 ): number {
-  const [whole, a, b, p] = [learned, older, newer, prior].map(dailyRhythm);
+  const whole = dailyRhythm(learned);
+  const first = dailyRhythm(older);
+  const second = dailyRhythm(newer);
+  const base = dailyRhythm(prior);
   let repeated = 0;
   let departure = 0;
   for (let h = 0; h < 24; h++) {
-    const base = p?.[h] ?? 0;
-    repeated += ((a?.[h] ?? 0) - base) * ((b?.[h] ?? 0) - base);
-    departure += ((whole?.[h] ?? 0) - base) ** 2;
+    const p = base[h] ?? 0;
+    repeated += ((first[h] ?? 0) - p) * ((second[h] ?? 0) - p);
+    departure += ((whole[h] ?? 0) - p) ** 2;
   }
   return departure > 0 ? Math.min(1, Math.max(0, repeated / departure)) : 0;
 }
