@@ -1,12 +1,22 @@
 // The load of `npm run bench -- throughput`: autocannon on the host and on the references in
 // alternating slices, so that load from elsewhere on a shared machine falls on all alike, with the
 // CPU time each server process spent per request (steadier than req/s when other work shares the CPU).
+// A slice of one target and the slice of another next to it make a pair, so each round gives a
+// ratio too: the median of those ratios is what one noisy slice (a scheduling hiccup, a neighbour
+// on the machine) cannot move, where the ratio of the totals can.
 import autocannon from 'autocannon';
+import { median } from '../lib/forecast/stats';
 import { cpuMsOf } from './process-tree';
 
 export const CONNECTIONS = 100;
-export const ROUNDS = 3;
 export const SLICE_SECONDS = 2;
+
+/** How many slices each target gets uncounted first (its JIT warms up on the path), and counted after. */
+export interface Slicing {
+  warmup: number;
+  rounds: number;
+}
+export const DEFAULT_SLICING: Slicing = { warmup: 2, rounds: 5 };
 
 type Run = Awaited<ReturnType<typeof autocannon>> & { cpuMs: number };
 type Target = { url: string; pid: number };
@@ -25,6 +35,8 @@ async function load(target: Target, headers: Record<string, string>): Promise<Ru
 
 /** Figures of one side over its slices: req/s over the whole time, median p50, worst p99, CPU per request. */
 function summarise(runs: Run[]) {
+  const rates = runs.map((r) => r.requests.total / r.duration);
+  const cpus = runs.map((r) => (r.cpuMs * 1000) / Math.max(1, r.requests.total));
   const sorted = runs.map((r) => r.latency.p50).sort((a, b) => a - b);
   const codes: Record<string, number> = {};
   for (const r of runs) {
@@ -37,6 +49,8 @@ function summarise(runs: Run[]) {
     p50: sorted[Math.floor(sorted.length / 2)] ?? 0,
     p99: Math.max(...runs.map((r) => r.latency.p99)),
     cpuUsPerRequest: (runs.reduce((sum, r) => sum + r.cpuMs, 0) * 1000) / Math.max(1, requests),
+    /** Per round, in order: req/s and CPU µs per request (the pairs of `pairedRatio`). */
+    rounds: { rps: rates, cpuUs: cpus },
     non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
     errors: runs.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
     codes,
@@ -45,16 +59,24 @@ function summarise(runs: Run[]) {
 
 export type SideFigures = ReturnType<typeof summarise>;
 
-/** ROUNDS rounds of one slice on each target in turn, after one uncounted; `headers` go with every request. */
+/**
+ * `slicing.rounds` rounds of one slice on each target in turn, after `slicing.warmup` uncounted
+ * rounds; each round starts with the next target, so none always follows the same one. `headers`
+ * go with every request.
+ */
 export async function sideBySide<K extends string>(
   targets: Record<K, Target>,
   headers: Record<string, string> = {},
+  slicing: Slicing = DEFAULT_SLICING,
 ): Promise<Record<K, SideFigures>> {
-  const runs = Object.fromEntries(Object.keys(targets).map((k) => [k, [] as Run[]])) as Record<K, Run[]>;
-  // A first slice each, not counted: the JIT warms up on this path.
-  for (const k of Object.keys(targets) as K[]) await load(targets[k], headers);
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const k of Object.keys(targets) as K[]) runs[k].push(await load(targets[k], headers));
+  const keys = Object.keys(targets) as K[];
+  const runs = Object.fromEntries(keys.map((k) => [k, [] as Run[]])) as Record<K, Run[]>;
+  for (let i = -slicing.warmup; i < slicing.rounds; i++) {
+    const order = keys.map((_, j) => keys[(((i + j) % keys.length) + keys.length) % keys.length] as K);
+    for (const k of order) {
+      const run = await load(targets[k], headers);
+      if (i >= 0) runs[k].push(run);
+    }
   }
   return Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, summarise(r as Run[])])) as Record<
     K,
@@ -62,7 +84,12 @@ export async function sideBySide<K extends string>(
   >;
 }
 
-/** One line of the table: the host, then each reference with the host's ratio to it. */
+/** The median over rounds of the host's req/s over the reference's in the same round. */
+export function pairedRatio(host: SideFigures, ref: SideFigures): number {
+  return median(host.rounds.rps.map((rps, i) => rps / (ref.rounds.rps[i] ?? Number.NaN)));
+}
+
+/** One line of the table: the host, then each reference with the host's ratios to it. */
 export function row(
   path: string,
   figures: { host: SideFigures; same: SideFigures; bare: SideFigures },
@@ -72,6 +99,7 @@ export function row(
   const versus = (ref: SideFigures) => [
     ref.rps.toFixed(0),
     ref.cpuUsPerRequest.toFixed(0),
+    pairedRatio(host, ref).toFixed(2),
     (host.rps / ref.rps).toFixed(2),
     (ref.cpuUsPerRequest / host.cpuUsPerRequest).toFixed(2),
   ];

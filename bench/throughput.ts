@@ -1,7 +1,8 @@
-// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]]`: the Node host as a self-hoster runs it (`npm start`,
+// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]] [--warmup N] [--rounds N]`: the Node host as a self-hoster runs it (`npm start`,
 // embedded PGlite holding 35 days of history, the local simulators as upstreams) against a
 // constant-JSON Hono app on the same Node (serving the same bytes per path), both driven by autocannon with 100 connections, endpoint by
-// endpoint, side by side. Prints req/s, p50/p99, the ratio to the constant app, 304 throughput, non-2xx
+// endpoint, side by side (N uncounted rounds, default 2, then N counted, default 5). Prints req/s,
+// p50/p99, the ratio to the constant app, 304 throughput, non-2xx
 // and errors, upstream requests, peak RSS of the server and of the `npm start` tree, and time to ready.
 // `--soak` then keeps a steady load for MINUTES (default 10) and prints RSS every 30 s.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -11,7 +12,14 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { CACHEABLE_REQUESTS } from '../test/helpers/cacheable-endpoints';
 import { startUpstreams, type Upstreams } from '../test/upstreams';
-import { CONNECTIONS, ROUNDS, row, SLICE_SECONDS, sideBySide } from './load-side-by-side';
+import {
+  CONNECTIONS,
+  DEFAULT_SLICING,
+  row,
+  SLICE_SECONDS,
+  type Slicing,
+  sideBySide,
+} from './load-side-by-side';
 import { mib, processTree, rssOf, watchTreeRss } from './process-tree';
 import { seedHistory } from './seed-history';
 
@@ -94,6 +102,10 @@ async function main(): Promise<void> {
   const only = onlyAt < 0 ? undefined : process.argv[onlyAt + 1];
   const soakAt = process.argv.indexOf('--soak');
   const soakMinutes = soakAt < 0 ? 0 : Number(process.argv[soakAt + 1] ?? 10) || 10;
+  const slicing: Slicing = {
+    warmup: countOption('--warmup', DEFAULT_SLICING.warmup, 0),
+    rounds: countOption('--rounds', DEFAULT_SLICING.rounds, 1),
+  };
   const up = await startUpstreams();
   const dataDir = mkdtempSync(join(tmpdir(), 'gas-bench-throughput-'));
   const seeded = await seedHistory(dataDir, Date.now());
@@ -161,7 +173,7 @@ async function main(): Promise<void> {
     bare: { url: `${constantBase}/bare${path}`, pid: constant.child.pid as number },
   });
   for (const path of ENDPOINTS.filter((p) => !only || p === only)) {
-    const figures = await sideBySide(targets(path));
+    const figures = await sideBySide(targets(path), {}, slicing);
     const got = figures.host;
     bad += got.non2xx + got.errors + figures.same.non2xx + figures.bare.non2xx;
     if (got.non2xx > 0) console.log(`${path}: status codes ${JSON.stringify(got.codes)}`);
@@ -169,7 +181,7 @@ async function main(): Promise<void> {
   }
   for (const path of only ? [] : ['/api/dashboard', '/openapi.json']) {
     const etag = (await fetch(`${base}${path}`)).headers.get('etag') ?? '';
-    const figures = await sideBySide(targets(path), { 'If-None-Match': etag });
+    const figures = await sideBySide(targets(path), { 'If-None-Match': etag }, slicing);
     const got = figures.host;
     const other = got.non2xx - (got.codes['304'] ?? 0);
     bad += other + got.errors;
@@ -186,11 +198,13 @@ async function main(): Promise<void> {
     'CPU µs/req',
     'same-headers constant: req/s',
     'CPU µs/req',
-    'ratio req/s',
+    'ratio req/s, median of rounds',
+    'of totals',
     'ratio CPU',
     'bare constant: req/s',
     'CPU µs/req',
-    'ratio req/s',
+    'ratio req/s, median of rounds',
+    'of totals',
     'ratio CPU',
     'non-2xx/errors',
   ];
@@ -198,7 +212,9 @@ async function main(): Promise<void> {
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   console.log(
-    `\n${CONNECTIONS} connections; per endpoint, after one uncounted slice each, ${ROUNDS} x ${SLICE_SECONDS} s on the host and on both references in turn\n`,
+    `\n${CONNECTIONS} connections; per endpoint, ${slicing.warmup} uncounted rounds, then ${slicing.rounds} rounds of ` +
+      `${SLICE_SECONDS} s on the host and on both references in turn (each round starting with the next); ` +
+      `"median of rounds": the median over rounds of the host's req/s over the reference's in that round\n`,
   );
   console.log(line(header));
   for (const row of rows) console.log(line(row));
@@ -217,6 +233,17 @@ async function main(): Promise<void> {
   await stopProcess(constant.child);
   await up.close();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** A whole-number option `--name N` of at least `min`, or `fallback` when absent. */
+function countOption(name: string, fallback: number, min: number): number {
+  const at = process.argv.indexOf(name);
+  if (at < 0) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} takes a whole number of at least ${min}, got "${process.argv[at + 1] ?? ''}"`);
+  }
+  return value;
 }
 
 /** The server in an `npm start` tree: the deepest process running the entry point (npm and sh sit above it). */
