@@ -1,7 +1,7 @@
 // The load of `npm run bench -- throughput`: autocannon on the host and on the references in
 // alternating slices, so that load from elsewhere on a shared machine falls on all alike, with the
 // CPU time each server process spent per request (steadier than req/s when other work shares the CPU).
-// A slice of one target and the slice of another next to it make a pair, so each round gives a
+// A target's slice and another target's slice in the same round make a pair, so each round gives a
 // ratio too: the median of those ratios is what one noisy slice (a scheduling hiccup, a neighbour
 // on the machine) cannot move, where the ratio of the totals can.
 import autocannon from 'autocannon';
@@ -33,13 +33,15 @@ async function load(target: Target, headers: Record<string, string>): Promise<Ru
   return Object.assign(result, { cpuMs: cpuMsOf(target.pid) - cpuBefore });
 }
 
-/** Figures of one side over its slices: req/s over the whole time, median p50, worst p99, CPU per request. */
-function summarise(runs: Run[]) {
-  const rates = runs.map((r) => r.requests.total / r.duration);
-  const cpus = runs.map((r) => (r.cpuMs * 1000) / Math.max(1, r.requests.total));
+/**
+ * Figures of one side over its counted slices: req/s over the whole time, median p50, worst p99, CPU
+ * per request; the status codes, non-2xx and errors over every slice, the uncounted ones included.
+ */
+function summarise(runs: Run[], uncounted: Run[]) {
   const sorted = runs.map((r) => r.latency.p50).sort((a, b) => a - b);
   const codes: Record<string, number> = {};
-  for (const r of runs) {
+  const every = [...uncounted, ...runs];
+  for (const r of every) {
     for (const [code, { count }] of Object.entries(r.statusCodeStats as Record<string, { count: number }>))
       codes[code] = (codes[code] ?? 0) + count;
   }
@@ -49,10 +51,10 @@ function summarise(runs: Run[]) {
     p50: sorted[Math.floor(sorted.length / 2)] ?? 0,
     p99: Math.max(...runs.map((r) => r.latency.p99)),
     cpuUsPerRequest: (runs.reduce((sum, r) => sum + r.cpuMs, 0) * 1000) / Math.max(1, requests),
-    /** Per round, in order: req/s and CPU µs per request (the pairs of `pairedRatio`). */
-    rounds: { rps: rates, cpuUs: cpus },
-    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
-    errors: runs.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    /** req/s of each counted round, in order (what `pairedRatio` pairs). */
+    roundRps: runs.map((r) => r.requests.total / r.duration),
+    non2xx: every.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: every.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
     codes,
   };
 }
@@ -71,22 +73,17 @@ export async function sideBySide<K extends string>(
 ): Promise<Record<K, SideFigures>> {
   const keys = Object.keys(targets) as K[];
   const runs = Object.fromEntries(keys.map((k) => [k, [] as Run[]])) as Record<K, Run[]>;
+  const uncounted = Object.fromEntries(keys.map((k) => [k, [] as Run[]])) as Record<K, Run[]>;
   for (let i = -slicing.warmup; i < slicing.rounds; i++) {
     const order = keys.map((_, j) => keys[(((i + j) % keys.length) + keys.length) % keys.length] as K);
-    for (const k of order) {
-      const run = await load(targets[k], headers);
-      if (i >= 0) runs[k].push(run);
-    }
+    for (const k of order) (i >= 0 ? runs : uncounted)[k].push(await load(targets[k], headers));
   }
-  return Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, summarise(r as Run[])])) as Record<
-    K,
-    SideFigures
-  >;
+  return Object.fromEntries(keys.map((k) => [k, summarise(runs[k], uncounted[k])])) as Record<K, SideFigures>;
 }
 
 /** The median over rounds of the host's req/s over the reference's in the same round. */
 export function pairedRatio(host: SideFigures, ref: SideFigures): number {
-  return median(host.rounds.rps.map((rps, i) => rps / (ref.rounds.rps[i] ?? Number.NaN)));
+  return median(host.roundRps.map((rps, i) => rps / (ref.roundRps[i] ?? Number.NaN)));
 }
 
 /** One line of the table: the host, then each reference with the host's ratios to it. */

@@ -2,7 +2,7 @@
 // embedded PGlite holding 35 days of history, the local simulators as upstreams) against a
 // constant-JSON Hono app on the same Node (serving the same bytes per path), both driven by autocannon with 100 connections, endpoint by
 // endpoint, side by side (N uncounted rounds, default 2, then N counted, default 5). Prints req/s,
-// p50/p99, the ratio to the constant app, 304 throughput, non-2xx
+// p50/p99, the ratios to the constant app (median of the rounds' and of the totals), 304 throughput, non-2xx
 // and errors, upstream requests, peak RSS of the server and of the `npm start` tree, and time to ready.
 // `--soak` then keeps a steady load for MINUTES (default 10) and prints RSS every 30 s.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   console.log(
-    `\n${CONNECTIONS} connections; per endpoint, ${slicing.warmup} uncounted rounds, then ${slicing.rounds} rounds of ` +
+    `\n${CONNECTIONS} connections; per endpoint, ${slicing.warmup} uncounted round(s), then ${slicing.rounds} round(s) of ` +
       `${SLICE_SECONDS} s on the host and on both references in turn (each round starting with the next); ` +
       `"median of rounds": the median over rounds of the host's req/s over the reference's in that round\n`,
   );
