@@ -43,12 +43,14 @@ export async function launchBrowser(): Promise<TestBrowser> {
     ],
   });
   const contexts: BrowserContext[] = [];
+  const pages: Page[] = [];
   return {
     browser,
     async open(viewport, options = {}) {
       const context = await browser.newContext({ viewport, colorScheme: options.colorScheme ?? 'light' });
       contexts.push(context);
       const page = await context.newPage();
+      pages.push(page);
       const problems: string[] = [];
       const requests: string[] = [];
       page.on('console', (msg) => {
@@ -62,6 +64,9 @@ export async function launchBrowser(): Promise<TestBrowser> {
       return { page, problems, requests };
     },
     async close() {
+      // A page that keeps polling may be inside a test's route handler (awaiting `route.fetch()`) when its
+      // context closes; unrouting with 'ignoreErrors' first keeps that handler's rejection from escaping.
+      await Promise.all(pages.map((p) => p.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => undefined)));
       await Promise.all(contexts.map((c) => c.close().catch(() => undefined)));
       await browser.close();
     },
