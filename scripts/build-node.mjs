@@ -2,11 +2,13 @@
 // prebuilt code on plain Node: no TypeScript loader and no loader process, and the modules resolved
 // once at build time instead of at every start. PGlite stays outside the bundle: it finds its
 // WebAssembly and data files next to its own module in node_modules.
-// `--if-stale` builds only when a source is newer than the bundle (what `npm start` runs each time).
+// Run as a script it always builds (`npm install`'s prepare); `scripts/start.mjs` imports it to build
+// only when a source is newer than the bundle.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const OUTFILE = 'dist-node/main.mjs';
+export const OUTFILE = 'dist-node/main.mjs';
 const SOURCES = ['lib', 'functions', 'cron', 'drizzle', 'package-lock.json', 'scripts/build-node.mjs'];
 
 /** Newest modification time under the given paths. */
@@ -22,28 +24,40 @@ function newestMtime(paths) {
   return newest;
 }
 
-if (
-  process.argv.includes('--if-stale') &&
-  existsSync(OUTFILE) &&
-  statSync(OUTFILE).mtimeMs >= newestMtime(SOURCES)
-) {
-  process.exit(0);
+/** Whether the bundle under `root` is missing or older than one of its sources. */
+export function bundleIsStale(root = '.') {
+  const outfile = join(root, OUTFILE);
+  return !existsSync(outfile) || statSync(outfile).mtimeMs < newestMtime(SOURCES.map((s) => join(root, s)));
 }
-const started = performance.now();
-const { build } = await import('esbuild');
-await build({
-  entryPoints: ['lib/node/main.ts'],
-  outfile: OUTFILE,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  external: ['@electric-sql/pglite', 'pg-native'],
-  // Bundled CommonJS packages (pg, ws) call require(); give the ES module one.
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
-  legalComments: 'none',
-});
-console.error(`built ${OUTFILE} in ${(performance.now() - started).toFixed(0)} ms`);
+
+/** Bundles the host into OUTFILE (relative to the working directory, the project's root). */
+export async function buildNode() {
+  const started = performance.now();
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: ['lib/node/main.ts'],
+    outfile: OUTFILE,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    external: ['@electric-sql/pglite', 'pg-native'],
+    // Bundled CommonJS packages (pg, ws) call require(); give the ES module one.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    // Without whitespace and comments the bundle is 2.3 MB instead of 3.3, and pure ASCII (some of
+    // its packages' comments are not), so V8 holds its source in one byte a character and parses it
+    // about 50 ms sooner at every start. Names are kept, so stack traces stay readable.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    charset: 'ascii',
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  // The build service is a child process: stop it, so that a start that rebuilt leaves none behind.
+  await esbuild.stop();
+  console.error(`built ${OUTFILE} in ${(performance.now() - started).toFixed(0)} ms`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildNode();

@@ -1,0 +1,48 @@
+// `npm start` rebuilds the Node host's bundle only when it is missing or older than one of its sources
+// (scripts/build-node.mjs, imported by scripts/start.mjs), checked on a project laid out in a temp dir.
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain ES module script without type declarations
+import { bundleIsStale } from '../../scripts/build-node.mjs';
+
+const isStale = bundleIsStale as (root: string) => boolean;
+const roots: string[] = [];
+
+/** A project with a bundle and two sources, each file at the given time (seconds since the epoch). */
+function project(times: { bundle?: number; source: number; lock: number }): string {
+  const root = mkdtempSync(join(tmpdir(), 'gas-build-node-'));
+  roots.push(root);
+  const file = (path: string, at: number) => {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), 'x');
+    utimesSync(join(root, path), at, at);
+  };
+  file('lib/store/deep/source.ts', times.source);
+  file('package-lock.json', times.lock);
+  if (times.bundle !== undefined) file('dist-node/main.mjs', times.bundle);
+  return root;
+}
+
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+describe('the bundle npm start runs', () => {
+  it('is current when it is at least as new as every source', () => {
+    expect(isStale(project({ bundle: 2_000, source: 1_000, lock: 2_000 }))).toBe(false);
+  });
+
+  it('is stale when a source deep in a source directory is newer', () => {
+    expect(isStale(project({ bundle: 2_000, source: 2_001, lock: 1_000 }))).toBe(true);
+  });
+
+  it('is stale when the lockfile is newer (dependencies changed)', () => {
+    expect(isStale(project({ bundle: 2_000, source: 1_000, lock: 3_000 }))).toBe(true);
+  });
+
+  it('is stale when it is missing', () => {
+    expect(isStale(project({ source: 1_000, lock: 1_000 }))).toBe(true);
+  });
+});
