@@ -4,7 +4,7 @@
 // WebAssembly and data files next to its own module in node_modules.
 // Run as a script it always builds (`npm install`'s prepare); `scripts/start.mjs` imports it to build
 // only when a source is newer than the bundle.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -60,4 +60,5 @@ export async function buildNode() {
   console.error(`built ${OUTFILE} in ${(performance.now() - started).toFixed(0)} ms`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await buildNode();
+// Run as a script (argv[1] as typed may pass through a symbolic link; the module's own URL never does).
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await buildNode();
