@@ -246,10 +246,12 @@ function countOption(name: string, fallback: number, min: number): number {
   return value;
 }
 
-/** The server in an `npm start` tree: the deepest process running the entry point (npm and sh sit above it). */
+/** The server in an `npm start` tree: the deepest process running an entry point (npm and sh sit above it). */
 function serverOf(root: number): { pid: number; cmd: string } {
   const procs = processTree(root);
-  return procs.filter((p) => /main\.(ts|m?js)\b/.test(p.cmd)).at(-1) ?? (procs.at(-1) as (typeof procs)[0]);
+  return (
+    procs.filter((p) => /(main|start)\.(ts|m?js)\b/.test(p.cmd)).at(-1) ?? (procs.at(-1) as (typeof procs)[0])
+  );
 }
 
 /**

@@ -3,11 +3,13 @@
 // once at build time instead of at every start. PGlite stays outside the bundle: it finds its
 // WebAssembly and data files next to its own module in node_modules.
 // Run as a script it always builds (`npm install`'s prepare); `scripts/start.mjs` imports it to build
-// only when a source is newer than the bundle.
+// only when the bundle is missing or a source is newer.
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The project's root: the directory above this script's. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const OUTFILE = 'dist-node/main.mjs';
 const SOURCES = ['lib', 'functions', 'cron', 'drizzle', 'package-lock.json', 'scripts/build-node.mjs'];
 
@@ -25,40 +27,52 @@ function newestMtime(paths) {
 }
 
 /** Whether the bundle under `root` is missing or older than one of its sources. */
-export function bundleIsStale(root = '.') {
+export function bundleIsStale(root = PROJECT_ROOT) {
   const outfile = join(root, OUTFILE);
   return !existsSync(outfile) || statSync(outfile).mtimeMs < newestMtime(SOURCES.map((s) => join(root, s)));
 }
 
-/** Bundles the host into OUTFILE (relative to the working directory, the project's root). */
+/** Bundles the host into OUTFILE under the project's root, whatever the working directory. */
 export async function buildNode() {
   const started = performance.now();
   const esbuild = await import('esbuild');
-  await esbuild.build({
-    entryPoints: ['lib/node/main.ts'],
-    outfile: OUTFILE,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    external: ['@electric-sql/pglite', 'pg-native'],
-    // Bundled CommonJS packages (pg, ws) call require(); give the ES module one.
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-    // Without whitespace and comments the bundle is 2.3 MB instead of 3.3, and pure ASCII (some of
-    // its packages' comments are not), so V8 holds its source in one byte a character and parses it
-    // about 50 ms sooner at every start. Names are kept, so stack traces stay readable.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    charset: 'ascii',
-    logLevel: 'warning',
-    legalComments: 'none',
-  });
-  // The build service is a child process: stop it, so that a start that rebuilt leaves none behind.
-  await esbuild.stop();
+  try {
+    await esbuild.build({
+      absWorkingDir: PROJECT_ROOT,
+      entryPoints: ['lib/node/main.ts'],
+      outfile: OUTFILE,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      external: ['@electric-sql/pglite', 'pg-native'],
+      // Bundled CommonJS packages (pg, ws) call require(); give the ES module one.
+      banner: {
+        js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      },
+      // Whitespace, comments and syntax minified (identifiers kept, so stack traces stay readable):
+      // 2.3 MB instead of 3.3, and pure ASCII (some packages' comments are not), so V8 holds the
+      // source in one byte a character and compiles it about 50 ms sooner at every start.
+      minifyWhitespace: true,
+      minifySyntax: true,
+      charset: 'ascii',
+      logLevel: 'warning',
+      legalComments: 'none',
+    });
+  } finally {
+    // The build service is a child process: stop it, so that a start that rebuilt leaves none behind.
+    await esbuild.stop();
+  }
   console.error(`built ${OUTFILE} in ${(performance.now() - started).toFixed(0)} ms`);
 }
 
-// Run as a script (argv[1] as typed may pass through a symbolic link; the module's own URL never does).
-if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await buildNode();
+/** Whether Node runs this file as its script (argv[1] as typed may pass through a symbolic link). */
+function runAsScript() {
+  try {
+    return realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (runAsScript()) await buildNode();

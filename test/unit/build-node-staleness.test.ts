@@ -11,7 +11,7 @@ const isStale = bundleIsStale as (root: string) => boolean;
 const roots: string[] = [];
 
 /** A project with a bundle and two sources, each file at the given time (seconds since the epoch). */
-function project(times: { bundle?: number; source: number; lock: number }): string {
+function project(times: { bundle?: number; source: number; lock: number; script?: number }): string {
   const root = mkdtempSync(join(tmpdir(), 'gas-build-node-'));
   roots.push(root);
   const file = (path: string, at: number) => {
@@ -21,6 +21,7 @@ function project(times: { bundle?: number; source: number; lock: number }): stri
   };
   file('lib/store/deep/source.ts', times.source);
   file('package-lock.json', times.lock);
+  if (times.script !== undefined) file('scripts/build-node.mjs', times.script);
   if (times.bundle !== undefined) file('dist-node/main.mjs', times.bundle);
   return root;
 }
@@ -40,6 +41,10 @@ describe('the bundle npm start runs', () => {
 
   it('is stale when the lockfile is newer (dependencies changed)', () => {
     expect(isStale(project({ bundle: 2_000, source: 1_000, lock: 3_000 }))).toBe(true);
+  });
+
+  it('is stale when the build script is newer (the bundle is built differently)', () => {
+    expect(isStale(project({ bundle: 2_000, source: 1_000, lock: 1_000, script: 2_500 }))).toBe(true);
   });
 
   it('is stale when it is missing', () => {
