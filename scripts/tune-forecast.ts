@@ -6,13 +6,13 @@
  * Reads the real hourly series (the three the back-test scores, and the 2021 base-fee series) and,
  * before anything else sees them, cuts each to its tuning part with `selectTuningRows` (the hours
  * before the held-out last third, the same cut the back-test reports). Starting from the defaults
- * in `lib/forecast/params.ts`, it runs coordinate descent: each parameter (or pair that only acts together) in turn takes the candidate
- * value that minimises the objective (mean of each series' MAE ratios over their targets,
- * `objectiveOf`), the others held, if it gains at least `MIN_GAIN`, for a few rounds or until
- * nothing changes. Each series is scored with a built-in profile derived without
- * it (from the other series' tuning parts; the 2026 sample, which the built-in profile never
- * holds, with the profile of all three), so the prior's weight is judged on weeks the prior never
- * saw. The 2026 sample and the 2021 series count since 2026-11-26: the 2024 series alone
+ * in `lib/forecast/params.ts`, it runs coordinate descent: each parameter (or pair that only acts
+ * together) in turn takes the candidate value that minimises the objective (mean of each series'
+ * MAE ratios over their targets, `objectiveOf`), the others held, if it gains at least `MIN_GAIN`,
+ * for a few rounds or until nothing changes. Each series is scored with a built-in profile derived
+ * without it (from the other series' tuning parts; the 2026 sample, which the built-in profile
+ * never holds, with the profile of all three), so the prior's weight is judged on weeks the prior
+ * never saw. The 2026 sample and the 2021 series count since 2026-11-26: the 2024 series alone
  * rewarded a daily rhythm flatter than today's chain has. Then it back-tests the chosen parameters
  * on the tuning rows in full (decision included, with the shipped profile) and prints JSON. Copy
  * `chosen` into `DEFAULT_FORECAST_PARAMS` by hand.

@@ -10,7 +10,7 @@ import { bundleIsStale } from '../../scripts/build-node.mjs';
 const isStale = bundleIsStale as (root: string) => boolean;
 const roots: string[] = [];
 
-/** A project with a bundle and two sources, each file at the given time (seconds since the epoch). */
+/** A project with a source, the lockfile and optionally the build script and the bundle, each at the given time (seconds since the epoch). */
 function project(times: { bundle?: number; source: number; lock: number; script?: number }): string {
   const root = mkdtempSync(join(tmpdir(), 'gas-build-node-'));
   roots.push(root);
