@@ -21,6 +21,8 @@ const ADDRESS_PATTERN = new RegExp(
 );
 
 const LOCALHOST = /localhost/i;
+// A dotted IPv4 address has a digit, a dot and a digit; every other form either pattern matches has a ':'.
+const DIGIT_DOT_DIGIT = /\d\.\d/;
 
 /**
  * Replaces every URL in a text by its public host name without the port (`[url]` for an address-only
@@ -28,9 +30,10 @@ const LOCALHOST = /localhost/i;
  * key in a path or query nor an internal address or port ever reaches a log (SPEC.md extension 20).
  */
 export function redactUrls(text: string): string {
-  // Both patterns need a ':' or a '.' (a scheme, an address, a port) or the word localhost: most log
-  // lines (one per request) have none, and skip the two regular expressions.
-  if (!text.includes(':') && !text.includes('.') && !LOCALHOST.test(text)) return text;
+  // Both patterns need a ':' (a scheme, an IPv6 address, a port), a digit-dot-digit (an IPv4 address)
+  // or the word localhost: most log lines (one per request, `/openapi.json` included) have none, and
+  // skip the two regular expressions.
+  if (!text.includes(':') && !DIGIT_DOT_DIGIT.test(text) && !LOCALHOST.test(text)) return text;
   return text
     .replace(URL_PATTERN, (match) => {
       try {

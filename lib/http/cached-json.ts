@@ -116,6 +116,8 @@ export async function strongEtag(bytes: Uint8Array): Promise<string> {
 
 /** If-None-Match uses the weak comparison (RFC 9110 13.1.2): `W/` is ignored, `*` matches any current tag. */
 export function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  // What a client sends back is most often the tag itself, as it was given.
+  if (ifNoneMatch === etag) return true;
   if (ifNoneMatch.trim() === '*') return true;
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

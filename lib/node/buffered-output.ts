@@ -38,9 +38,11 @@ export function createBufferedOutput(
 
   return {
     write(line) {
-      const bytes = Buffer.byteLength(line) + 1;
-      if (used + bytes > maxBytes) flush();
-      if (bytes > maxBytes) {
+      // A UTF-16 code unit takes at most 3 bytes in UTF-8: with that much room the line is encoded
+      // once, in place, without first counting its bytes (one call into Node's C++ per line, not two).
+      const most = line.length * 3 + 1;
+      if (used + most > maxBytes) flush();
+      if (most > maxBytes) {
         write(Buffer.from(`${line}\n`));
         return;
       }

@@ -19,15 +19,20 @@ describe('buffered log output', () => {
     }
   });
 
-  it('writes early past the size bound, and flush writes whatever is pending', () => {
+  it('writes early rather than pass the size bound, and flush writes whatever is pending', () => {
     const chunks: string[] = [];
     const out = createBufferedOutput((chunk) => chunks.push(text(chunk)), { flushMs: 60_000, maxBytes: 100 });
-    for (let i = 0; i < 12; i++) out.write('x'.repeat(19));
-    expect(chunks).toHaveLength(2);
-    out.flush();
-    expect(chunks.join('').split('\n').filter(Boolean)).toHaveLength(12);
-    out.flush();
+    const lines = Array.from({ length: 12 }, (_, i) => String(i).padStart(19, 'x'));
+    for (const line of lines) out.write(line);
+    // Each batch is written before the next line could overflow it: 3 lines of 20 bytes, as a line
+    // of 19 characters is given room for its worst case in UTF-8 (58 bytes).
     expect(chunks).toHaveLength(3);
+    for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(100);
+    out.flush();
+    expect(chunks).toHaveLength(4);
+    expect(chunks.join('').split('\n').slice(0, -1)).toEqual(lines);
+    out.flush();
+    expect(chunks).toHaveLength(4);
   });
 
   it('keeps UTF-8 lines whole, a line longer than the bound included, in order', () => {

@@ -179,8 +179,12 @@ describe('redactUrls (every log line passes through it)', () => {
       expect(redactUrls(text)).toBe(text);
   });
 
-  it('skips only lines with nothing to redact: no ":", no "." and no localhost', () => {
+  it('skips only lines with nothing to redact: no ":", no digit-dot-digit and no localhost', () => {
     expect(redactUrls('GET /api/gas 200 1ms')).toBe('GET /api/gas 200 1ms');
+    expect(redactUrls('GET /openapi.json 304 0ms')).toBe('GET /openapi.json 304 0ms');
+    // An IPv4 address needs no ':' to be found.
+    expect(redactUrls('GET /10.0.0.5 404 0ms')).toBe('GET /[address] 404 0ms');
+    expect(redactUrls('refused by 10.0.0.5')).toBe('refused by [address]');
     expect(redactUrls('GET /localhost 404 0ms')).toBe('GET /[address] 404 0ms');
     expect(redactUrls('GET /LocalHost 404 0ms')).toBe('GET /[address] 404 0ms');
   });
