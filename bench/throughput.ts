@@ -1,9 +1,11 @@
-// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]] [--warmup N] [--rounds N]`: the Node host as a self-hoster runs it (`npm start`,
+// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]] [--warmup N] [--rounds N] [--no-pin]`: the Node host as a self-hoster runs it (`npm start`,
 // embedded PGlite holding 35 days of history, the local simulators as upstreams) against a
 // constant-JSON Hono app on the same Node (serving the same bytes per path), both driven by autocannon with 100 connections, endpoint by
 // endpoint, side by side (N uncounted rounds, default 2, then N counted, default 5). Prints req/s,
 // p50/p99, the ratios to the constant app (median of the rounds' and of the totals), 304 throughput, non-2xx
 // and errors, upstream requests, peak RSS of the server and of the `npm start` tree, and time to ready.
+// Once both servers are up, this process (the load generator and the simulators) and the servers are
+// pinned to separate halves of the CPUs (bench/cpu-pinning.ts); `--no-pin` leaves placement to the kernel.
 // `--soak` then keeps a steady load for MINUTES (default 10) and prints RSS every 30 s.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { CACHEABLE_REQUESTS } from '../test/helpers/cacheable-endpoints';
 import { startUpstreams, type Upstreams } from '../test/upstreams';
+import { type CpuPlan, cpuPlan, pin } from './cpu-pinning';
 import {
   CONNECTIONS,
   DEFAULT_SLICING,
@@ -163,6 +166,17 @@ async function main(): Promise<void> {
     /ready (\d+)/,
   );
   const constantBase = `http://127.0.0.1:${(await constant.started)[1]}`;
+  const plan = process.argv.includes('--no-pin') ? undefined : cpuPlan();
+  const pinned =
+    plan !== undefined &&
+    pin(process.pid, plan.load) &&
+    pinTree(host.child.pid as number, plan) &&
+    pin(constant.child.pid as number, plan.servers);
+  console.log(
+    pinned
+      ? `CPUs: load generator and simulators on ${plan.load}, the servers on ${plan.servers} (taskset, after start-up)`
+      : `CPUs: placement left to the kernel${plan ? ' (taskset failed)' : ''}`,
+  );
   const upstreamBefore = upstreamTotal(up);
   const loadStarted = performance.now();
   const rows: string[][] = [];
@@ -229,7 +243,8 @@ async function main(): Promise<void> {
 
   tree.stop();
   await stopProcess(host.child);
-  if (!only || only === STALLED_LOG) await stalledLogReader({ ...env, PORT: String(port + 1) }, port + 1);
+  if (!only || only === STALLED_LOG)
+    await stalledLogReader({ ...env, PORT: String(port + 1) }, port + 1, pinned ? plan : undefined);
   await stopProcess(constant.child);
   await up.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -244,6 +259,11 @@ function countOption(name: string, fallback: number, min: number): number {
     throw new Error(`${name} takes a whole number of at least ${min}, got "${process.argv[at + 1] ?? ''}"`);
   }
   return value;
+}
+
+/** Pins an `npm start` tree (npm and the server, every thread) to the servers' CPUs. */
+function pinTree(root: number, plan: CpuPlan): boolean {
+  return processTree(root).every((p) => pin(p.pid, plan.servers));
 }
 
 /** The server in an `npm start` tree: the deepest process running an entry point (npm and sh sit above it). */
@@ -262,7 +282,7 @@ function serverOf(root: number): { pid: number; cmd: string } {
  */
 const STALLED_SECONDS = 20;
 const STALLED_LOG = 'stalled-log';
-async function stalledLogReader(env: NodeJS.ProcessEnv, port: number): Promise<void> {
+async function stalledLogReader(env: NodeJS.ProcessEnv, port: number, plan?: CpuPlan): Promise<void> {
   const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   let tail = '';
   let requestLines = 0;
@@ -283,6 +303,7 @@ async function stalledLogReader(env: NodeJS.ProcessEnv, port: number): Promise<v
     }
   });
   await new Promise<void>((resolve) => onReady.push(resolve));
+  if (plan) pinTree(child.pid as number, plan);
   const server = serverOf(child.pid as number);
   const before = rssOf(server.pid);
   child.stdout?.pause();
