@@ -167,15 +167,11 @@ async function main(): Promise<void> {
   );
   const constantBase = `http://127.0.0.1:${(await constant.started)[1]}`;
   const plan = process.argv.includes('--no-pin') ? undefined : cpuPlan();
-  const pinned =
-    plan !== undefined &&
-    pin(process.pid, plan.load) &&
-    pinTree(host.child.pid as number, plan) &&
-    pin(constant.child.pid as number, plan.servers);
+  const pinned = plan !== undefined && pinAll(plan, host.child.pid as number, constant.child.pid as number);
   console.log(
     pinned
       ? `CPUs: load generator and simulators on ${plan.load}, the servers on ${plan.servers} (taskset, after start-up)`
-      : `CPUs: placement left to the kernel${plan ? ' (taskset failed)' : ''}`,
+      : `CPUs: placement left to the kernel${plan ? ' (taskset failed; every process set back to all CPUs)' : ''}`,
   );
   const upstreamBefore = upstreamTotal(up);
   const loadStarted = performance.now();
@@ -261,9 +257,24 @@ function countOption(name: string, fallback: number, min: number): number {
   return value;
 }
 
-/** Pins an `npm start` tree (npm and the server, every thread) to the servers' CPUs. */
-function pinTree(root: number, plan: CpuPlan): boolean {
-  return processTree(root).every((p) => pin(p.pid, plan.servers));
+/** Pins an `npm start` tree (npm and the server, every thread) to `cpus`; tries every process, true if all took it. */
+function pinTree(root: number, cpus: string): boolean {
+  return processTree(root)
+    .map((p) => pin(p.pid, cpus))
+    .every(Boolean);
+}
+
+/**
+ * Pins this process to the load's CPUs and the host's tree and the constant app to the servers'.
+ * All or nothing: if any pin fails, every process is set back to all CPUs, so a run is never half pinned.
+ */
+function pinAll(plan: CpuPlan, hostRoot: number, constantPid: number): boolean {
+  const done = [pin(process.pid, plan.load), pinTree(hostRoot, plan.servers), pin(constantPid, plan.servers)];
+  if (done.every(Boolean)) return true;
+  pin(process.pid, plan.all);
+  pinTree(hostRoot, plan.all);
+  pin(constantPid, plan.all);
+  return false;
 }
 
 /** The server in an `npm start` tree: the deepest process running an entry point (npm and sh sit above it). */
@@ -303,7 +314,8 @@ async function stalledLogReader(env: NodeJS.ProcessEnv, port: number, plan?: Cpu
     }
   });
   await new Promise<void>((resolve) => onReady.push(resolve));
-  if (plan) pinTree(child.pid as number, plan);
+  // This server inherited the load's CPUs from this process; it gets the servers' like the first.
+  if (plan && !pinTree(child.pid as number, plan.servers)) console.log('stalled log reader: taskset failed');
   const server = serverOf(child.pid as number);
   const before = rssOf(server.pid);
   child.stdout?.pause();

@@ -21,7 +21,8 @@ const ADDRESS_PATTERN = new RegExp(
 );
 
 const LOCALHOST = /localhost/i;
-// A dotted IPv4 address has a digit, a dot and a digit; every other form either pattern matches has a ':'.
+// A dotted IPv4 address has a digit, a dot and a digit; every other form either pattern matches but
+// localhost has a ':'.
 const DIGIT_DOT_DIGIT = /\d\.\d/;
 
 /**

@@ -8,7 +8,7 @@ export interface BufferedOutput {
 
 /**
  * Batches log lines so that serving a request never costs a write to stdout (a synchronous system
- * call for files and pipes): lines are written once per `flushMs`, or sooner when the next one would
+ * call for files and pipes): lines are written once per `flushMs`, or sooner when the next one could
  * pass `maxBytes`. Each line is copied into one byte buffer as it comes, so it is garbage at once:
  * kept as strings until the flush, tens of thousands of lines a second lived through several
  * young-generation collections and were promoted, which cost more CPU than the rest of a cached

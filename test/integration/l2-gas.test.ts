@@ -32,10 +32,16 @@ afterAll(async () => {
   await up?.close();
 });
 
-/** Sets known prices, gas prices and L1 fees on every simulator (reset clears them). */
+/**
+ * Sets known prices, gas prices and L1 fees on every simulator (reset clears them). Every price
+ * source quotes the same prices: on a loaded machine the first read of CoinGecko can miss the short
+ * budget below, and the chain's next source must not change the figures these tests check.
+ */
 function setKnownState() {
-  up.coingecko.setPrice('ETH', { usd: ETH_USD });
-  up.coingecko.setPrice('POL', { usd: POL_USD });
+  for (const source of [up.coingecko, up.coinbase, up.kraken]) {
+    source.setPrice('ETH', { usd: ETH_USD });
+    source.setPrice('POL', { usd: POL_USD });
+  }
   for (const name of L2_NAMES) for (const sim of up.l2[name]) sim.setGasPrice(GAS[name]);
   for (const name of ['optimism', 'base'] as const) for (const sim of up.l2[name]) sim.setL1Fee(L1_FEE[name]);
 }

@@ -38,9 +38,12 @@ afterAll(async () => {
   await up?.close();
 });
 
+/** Known prices on every price source (a first CoinGecko read can miss the short budget on a loaded machine), gas and L1 fees. */
 function setKnownState() {
-  up.coingecko.setPrice('ETH', { usd: ETH_USD });
-  up.coingecko.setPrice('POL', { usd: POL_USD });
+  for (const source of [up.coingecko, up.coinbase, up.kraken]) {
+    source.setPrice('ETH', { usd: ETH_USD });
+    source.setPrice('POL', { usd: POL_USD });
+  }
   for (const name of L2_NAMES) for (const sim of up.l2[name]) sim.setGasPrice(GAS_WEI[name]);
   for (const name of ['optimism', 'base'] as const)
     for (const sim of up.l2[name]) sim.setL1Fee(L1_FEE_WEI[name]);

@@ -49,6 +49,18 @@ describe('buffered log output', () => {
     expect(Buffer.concat(chunks).toString('utf8')).toBe(`${lines.join('\n')}\n`);
   });
 
+  it('never cuts a multi-byte line short, whatever room is left in the batch', () => {
+    const chunks: Uint8Array[] = [];
+    const out = createBufferedOutput((chunk) => chunks.push(chunk), { flushMs: 60_000, maxBytes: 64 });
+    // 21 three-byte characters after a one-byte line: 63 bytes would not fit after it; a lone
+    // surrogate is written as U+FFFD (3 bytes), a surrogate pair as 4.
+    const lines = ['a', '€'.repeat(21), `x\ud800y`, '🙂'.repeat(10), 'b'];
+    for (const line of lines) out.write(line);
+    out.flush();
+    for (const chunk of chunks) expect(chunk.byteLength).toBeLessThanOrEqual(64);
+    expect(Buffer.concat(chunks)).toEqual(Buffer.from(`${lines.join('\n')}\n`));
+  });
+
   it('hands each batch over in its own bytes: a later line never overwrites a batch already written', () => {
     const chunks: Uint8Array[] = [];
     const out = createBufferedOutput((chunk) => chunks.push(chunk), { flushMs: 60_000 });

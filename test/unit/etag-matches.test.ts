@@ -17,6 +17,9 @@ describe('etagMatches', () => {
     ['"abc_-123', false],
     ['', false],
     [`"other", W/"abc"`, false],
+    // The weak prefix is case-sensitive, and so is the tag.
+    [`w/${TAG}`, false],
+    ['"ABC_-123"', false],
   ])('%j -> %s', (ifNoneMatch, matches) => {
     expect(etagMatches(ifNoneMatch, TAG)).toBe(matches);
   });
