@@ -1,4 +1,4 @@
-// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]] [--warmup N] [--rounds N] [--no-pin]`: the Node host as a self-hoster runs it (`npm start`,
+// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]] [--warmup N] [--rounds N] [--runs N] [--no-pin]`: the Node host as a self-hoster runs it (`npm start`,
 // embedded PGlite holding 35 days of history, the local simulators as upstreams) against a
 // constant-JSON Hono app on the same Node (serving the same bytes per path), both driven by autocannon with 100 connections, endpoint by
 // endpoint, side by side (N uncounted rounds, default 2, then N counted, default 5). Prints req/s,
@@ -6,7 +6,9 @@
 // and errors, upstream requests, peak RSS of the server and of the `npm start` tree, and time to ready.
 // Once both servers are up, this process (the load generator and the simulators) and the servers are
 // pinned to separate halves of the CPUs (bench/cpu-pinning.ts); `--no-pin` leaves placement to the kernel.
-// `--soak` then keeps a steady load for MINUTES (default 10) and prints RSS every 30 s.
+// `--runs N` repeats all that N times, each with a fresh `npm start` and constant app (a process keeps
+// the speed it started with), and prints each row's ratio per run and its median over the runs.
+// `--soak` then keeps a steady load on the last run's host for MINUTES (default 10) and prints RSS every 30 s.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +18,10 @@ import { CACHEABLE_REQUESTS } from '../test/helpers/cacheable-endpoints';
 import { startUpstreams, type Upstreams } from '../test/upstreams';
 import { type CpuPlan, cpuPlan, pin } from './cpu-pinning';
 import {
+  acrossRuns,
   CONNECTIONS,
   DEFAULT_SLICING,
+  pairedRatio,
   row,
   SLICE_SECONDS,
   type Slicing,
@@ -109,6 +113,7 @@ async function main(): Promise<void> {
     warmup: countOption('--warmup', DEFAULT_SLICING.warmup, 0),
     rounds: countOption('--rounds', DEFAULT_SLICING.rounds, 1),
   };
+  const runs = countOption('--runs', 1, 1);
   const up = await startUpstreams();
   const dataDir = mkdtempSync(join(tmpdir(), 'gas-bench-throughput-'));
   const seeded = await seedHistory(dataDir, Date.now());
@@ -117,9 +122,50 @@ async function main(): Promise<void> {
   );
 
   const port = 18_000 + Math.floor(Math.random() * 2000);
-  const started = performance.now();
   const env = { ...process.env, ...up.env, PORT: String(port), DATA_DIR: dataDir };
-  const host = startProcess('npm', ['start', '--silent'], env, /info listening/, join(dataDir, 'host.log'));
+  const plan = process.argv.includes('--no-pin') ? undefined : cpuPlan();
+  const ratios: Map<string, number>[] = [];
+  let pinned = false;
+  for (let run = 1; run <= runs; run++) {
+    if (runs > 1) console.log(`\n=== run ${run} of ${runs}: a fresh npm start and constant app`);
+    const result = await measureRun({ up, env, port, dataDir, plan, slicing, only, run });
+    ratios.push(result.ratios);
+    pinned = result.pinned;
+    // The soak keeps the last run's host; every other run's servers stop here.
+    if (run === runs && soakMinutes > 0) await soak(result.base, result.serverPid, result.tree, soakMinutes);
+    await result.stop();
+  }
+  if (runs > 1) summariseRuns(ratios);
+
+  if (!only || only === STALLED_LOG)
+    await stalledLogReader({ ...env, PORT: String(port + 1) }, port + 1, pinned ? plan : undefined);
+  await up.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** One run: `npm start` on the seeded data and the constant app, both fresh, then the load on every endpoint. */
+async function measureRun(ctx: {
+  up: Upstreams;
+  env: NodeJS.ProcessEnv;
+  port: number;
+  dataDir: string;
+  plan: CpuPlan | undefined;
+  slicing: Slicing;
+  only: string | undefined;
+  run: number;
+}) {
+  const { up, env, port, dataDir, plan, slicing, only, run } = ctx;
+  // A previous run pinned this process to the load's CPUs; start-up is measured on all of them.
+  if (plan) pin(process.pid, plan.all);
+  const started = performance.now();
+  // A log file per run: start-up is read from the head of the file.
+  const host = startProcess(
+    'npm',
+    ['start', '--silent'],
+    env,
+    /info listening/,
+    join(dataDir, `host-${run}.log`),
+  );
   const tree = watchTreeRss(host.child.pid as number);
   const base = `http://127.0.0.1:${port}`;
   const listeningMs = host.started.then(() => performance.now() - started);
@@ -166,7 +212,6 @@ async function main(): Promise<void> {
     /ready (\d+)/,
   );
   const constantBase = `http://127.0.0.1:${(await constant.started)[1]}`;
-  const plan = process.argv.includes('--no-pin') ? undefined : cpuPlan();
   const pinned = plan !== undefined && pinAll(plan, host.child.pid as number, constant.child.pid as number);
   console.log(
     pinned
@@ -176,6 +221,7 @@ async function main(): Promise<void> {
   const upstreamBefore = upstreamTotal(up);
   const loadStarted = performance.now();
   const rows: string[][] = [];
+  const ratios = new Map<string, number>();
   let bad = 0;
   const targets = (path: string) => ({
     host: { url: `${base}${path}`, pid: server.pid },
@@ -188,6 +234,7 @@ async function main(): Promise<void> {
     bad += got.non2xx + got.errors + figures.same.non2xx + figures.bare.non2xx;
     if (got.non2xx > 0) console.log(`${path}: status codes ${JSON.stringify(got.codes)}`);
     rows.push(row(path, figures, `${got.non2xx}/${got.errors}`));
+    ratios.set(path, pairedRatio(figures.host, figures.same));
   }
   for (const path of only ? [] : ['/api/dashboard', '/openapi.json']) {
     const etag = (await fetch(`${base}${path}`)).headers.get('etag') ?? '';
@@ -196,6 +243,7 @@ async function main(): Promise<void> {
     const other = got.non2xx - (got.codes['304'] ?? 0);
     bad += other + got.errors;
     rows.push(row(`${path} (304)`, figures, `${other} non-304/${got.errors}`));
+    ratios.set(`${path} (304)`, pairedRatio(figures.host, figures.same));
   }
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const upstream = upstreamTotal(up) - upstreamBefore;
@@ -218,16 +266,12 @@ async function main(): Promise<void> {
     'ratio CPU',
     'non-2xx/errors',
   ];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   console.log(
     `\n${CONNECTIONS} connections; per endpoint, ${slicing.warmup} uncounted round(s), then ${slicing.rounds} round(s) of ` +
       `${SLICE_SECONDS} s on the host and on both references in turn (each round starting with the next); ` +
       `"median of rounds": the median over rounds of the host's req/s over the reference's in that round\n`,
   );
-  console.log(line(header));
-  for (const row of rows) console.log(line(row));
+  printTable(header, rows);
   console.log(`\nnon-2xx (other than the 304s asked for) and errors over every run: ${bad}`);
   console.log(
     `upstream requests during ${loadSeconds.toFixed(0)} s of load: ${upstream} ` +
@@ -235,15 +279,43 @@ async function main(): Promise<void> {
   );
   console.log(`peak RSS: server ${mib(rssOf(server.pid, 'VmHWM'))}, npm start tree ${mib(tree.peak())}`);
 
-  if (soakMinutes > 0) await soak(base, server.pid, tree, soakMinutes);
+  return {
+    ratios,
+    pinned,
+    base,
+    serverPid: server.pid,
+    tree,
+    async stop() {
+      tree.stop();
+      await stopProcess(host.child);
+      await stopProcess(constant.child);
+    },
+  };
+}
 
-  tree.stop();
-  await stopProcess(host.child);
-  if (!only || only === STALLED_LOG)
-    await stalledLogReader({ ...env, PORT: String(port + 1) }, port + 1, pinned ? plan : undefined);
-  await stopProcess(constant.child);
-  await up.close();
-  rmSync(dataDir, { recursive: true, force: true });
+/** A table with the first column left-aligned and the others right-aligned. */
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+}
+
+/** With `--runs N`: each row's ratio in every run and its median over the runs (`acrossRuns`). */
+function summariseRuns(ratios: Map<string, number>[]): void {
+  const summary = acrossRuns(ratios, 0.8);
+  console.log(
+    `\nover ${ratios.length} runs, each with a fresh npm start and constant app: req/s ratio to the same-headers app`,
+  );
+  printTable(
+    ['endpoint', ...ratios.map((_, i) => `run ${i + 1}`), 'median of runs'],
+    summary.rows.map((r) => [r.path, ...r.perRun.map((v) => v.toFixed(2)), r.median.toFixed(2)]),
+  );
+  console.log(
+    `rows at 0.8x or better: ${summary.atTargetPerRun.join(', ')} of ${summary.rows.length} per run; ` +
+      `${summary.atTargetByMedian} of ${summary.rows.length} by the median of runs`,
+  );
 }
 
 /** A whole-number option `--name N` of at least `min`, or `fallback` when absent. */
