@@ -86,26 +86,6 @@ export function pairedRatio(host: SideFigures, ref: SideFigures): number {
   return median(host.roundRps.map((rps, i) => rps / (ref.roundRps[i] ?? Number.NaN)));
 }
 
-/**
- * Each row's ratio in every run and its median over the runs, and how many rows reach `target` in
- * each run and by that median. A host process keeps the speed it started with for its life (README,
- * "Pinned CPUs"), so one run measures one start; the median over fresh starts measures the code.
- * A row missing from a run counts as NaN there (never at the target).
- */
-export function acrossRuns(ratios: Map<string, number>[], target: number) {
-  const paths = [...new Set(ratios.flatMap((r) => [...r.keys()]))];
-  const rows = paths.map((path) => {
-    const perRun = ratios.map((r) => r.get(path) ?? Number.NaN);
-    return { path, perRun, median: perRun.some(Number.isNaN) ? Number.NaN : median(perRun) };
-  });
-  const atTarget = (values: number[]) => values.filter((v) => v >= target).length;
-  return {
-    rows,
-    atTargetPerRun: ratios.map((_, i) => atTarget(rows.map((r) => r.perRun[i] ?? Number.NaN))),
-    atTargetByMedian: atTarget(rows.map((r) => r.median)),
-  };
-}
-
 /** One line of the table: the host, then each reference with the host's ratios to it. */
 export function row(
   path: string,

@@ -1,6 +1,6 @@
 // The throughput benchmark's summary over fresh starts (`--runs N`, bench/load-side-by-side.ts).
 import { describe, expect, it } from 'vitest';
-import { acrossRuns } from '../../bench/load-side-by-side';
+import { acrossRuns } from '../../bench/across-runs';
 
 const run = (entries: [string, number][]) => new Map(entries);
 
@@ -40,6 +40,13 @@ describe('the throughput benchmark summary over runs', () => {
     const summary = acrossRuns([run([['/a', 0.7]]), run([['/a', 0.9]])], 0.8);
     expect(summary.rows[0]?.median).toBeCloseTo(0.8, 12);
     expect(acrossRuns([run([['/a', 0.8]])], 0.8).atTargetByMedian).toBe(1);
+  });
+
+  it('counts a ratio that rounds to 0.80 but lies below it as a miss', () => {
+    const summary = acrossRuns([run([['/a', 0.7995]]), run([['/a', 0.7999]]), run([['/a', 0.81]])], 0.8);
+    expect(summary.atTargetPerRun).toEqual([0, 0, 1]);
+    expect(summary.rows[0]?.median).toBe(0.7999);
+    expect(summary.atTargetByMedian).toBe(0);
   });
 
   it('never counts a row a run did not measure', () => {
