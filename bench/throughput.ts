@@ -69,15 +69,7 @@ async function main(): Promise<void> {
     for (let run = 1; run <= runs; run++) {
       if (runs > 1) console.log(`\n=== run ${run} of ${runs}: a fresh npm start and constant app`);
       const dataDir = freshStore(`run-${run}`);
-      const result = await measureRun({
-        up,
-        env: { ...env, DATA_DIR: dataDir },
-        port,
-        dataDir,
-        plan,
-        slicing,
-        only,
-      });
+      const result = await measureRun({ up, env, port, dataDir, plan, slicing, only });
       try {
         ratios.push(result.ratios);
         pinned = result.pinned;
@@ -104,6 +96,7 @@ async function main(): Promise<void> {
 /** One run: `npm start` on the seeded data and the constant app, both fresh, then the load on every endpoint. */
 async function measureRun(ctx: {
   up: Upstreams;
+  /** The host's environment but for DATA_DIR, which is `dataDir`. */
   env: NodeJS.ProcessEnv;
   port: number;
   dataDir: string;
@@ -116,7 +109,13 @@ async function measureRun(ctx: {
   if (plan && !pin(process.pid, plan.all))
     console.log("taskset failed: start-up measured on the load's CPUs");
   const started = performance.now();
-  const host = startProcess('npm', ['start', '--silent'], env, /info listening/, join(dataDir, 'host.log'));
+  const host = startProcess(
+    'npm',
+    ['start', '--silent'],
+    { ...env, DATA_DIR: dataDir },
+    /info listening/,
+    join(dataDir, 'host.log'),
+  );
   const tree = watchTreeRss(host.child.pid as number);
   let constant: ReturnType<typeof startProcess> | undefined;
   const stop = async () => {
