@@ -93,6 +93,11 @@ function problemsOf(watched: WatchedPage, allowed: RegExp[] = []): string[] {
   return watched.problems.filter((p) => !expected.some((re) => re.test(p)));
 }
 
+/** Every feed answered 200: a failed one would leave the locators waiting for figures never drawn. */
+function expectEveryFeedAnswered(api: Record<string, Json>): void {
+  for (const [path, body] of Object.entries(api)) expect(body.status, `${path} answered`).toBeUndefined();
+}
+
 async function bodyOf(res: Response): Promise<Json> {
   return res.status() === 200 ? ((await res.json()) as Json) : { status: res.status() };
 }
@@ -146,8 +151,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     const watched = await browser.open(DESKTOP);
     const { page } = watched;
     const api = await openDashboard(watched, base);
-    // Every feed answered (a failed one would leave the locators below waiting for figures never drawn).
-    for (const [path, body] of Object.entries(api)) expect(body.status, `${path} answered`).toBeUndefined();
+    expectEveryFeedAnswered(api);
     const gas = api['/api/gas']!;
     const price = api['/api/eth-price']!;
     const dashboard = api['/api/dashboard']!;
@@ -238,8 +242,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
       await route.fulfill({ response: res, json: { ...body, source: 'etherscan', tiers } });
     });
     const api = await openDashboard(watched, base);
-    // Every feed answered (a failed one would leave the locators below waiting for figures never drawn).
-    for (const [path, body] of Object.entries(api)) expect(body.status, `${path} answered`).toBeUndefined();
+    expectEveryFeedAnswered(api);
     const gas = api['/api/gas']!;
     expect(gas.nextBaseFee).toBe(gas.baseFee);
     for (const tier of ['low', 'average', 'high'])

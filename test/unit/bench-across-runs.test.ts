@@ -1,4 +1,4 @@
-// The throughput benchmark's summary over fresh starts (`--runs N`, bench/load-side-by-side.ts).
+// The throughput benchmark's summary over fresh starts (`--runs N`, bench/across-runs.ts).
 import { describe, expect, it } from 'vitest';
 import { acrossRuns } from '../../bench/across-runs';
 
