@@ -6,7 +6,10 @@ export interface CacheEntry<T> {
 
 /** A per-process TTL cache that runs one load for all concurrent callers of the same key. */
 export interface CoalescingCache {
-  /** Returns the value for `key` if younger than `ttlMs`, else loads it once however many callers wait. */
+  /**
+   * Returns the value for `key` if younger than `ttlMs` (and not stored "after" now, by a clock set
+   * back since), else loads it once however many callers wait.
+   */
   get<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
   /** Returns the stored entry for `key` whatever its age, without loading. */
   peek<T>(key: string): CacheEntry<T> | undefined;
@@ -42,7 +45,10 @@ export function createCoalescingCache(
   return {
     get<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
       const hit = entries.get(key);
-      if (hit && now() - hit.storedAt < ttlMs) return Promise.resolve(hit.value as T);
+      // A negative age means the clock was set back since the value was stored: its real age is
+      // unknown, so it is loaded again rather than kept for as long as the clock was set back.
+      const age = hit ? now() - hit.storedAt : -1;
+      if (hit && age >= 0 && age < ttlMs) return Promise.resolve(hit.value as T);
       const pending = inFlight.get(key);
       if (pending) return pending as Promise<T>;
       const started = (async () => {

@@ -65,8 +65,8 @@ export interface AnswerRoute {
  * answer the last read of that URL produced while nothing it could depend on has changed: no value
  * stored or forgotten in the coalescing cache, no new shared reading held or asked for, and for at
  * most HOT_MS from the start of that read (so a refresh that falls due by time alone, or a figure that
- * counts time such as a stale price's age, is seen within that long); a failed read of any URL ends
- * every last answer. Node then writes the response in the same turn that parsed the request, as a
+ * counts time such as a stale price's age, is seen within that long; a clock set back before that
+ * start ends it at once); a failed read of any URL ends every last answer. Node then writes the response in the same turn that parsed the request, as a
  * constant handler's is.
  */
 export interface AnswerRoutes {
@@ -89,6 +89,8 @@ export const HOT_MS = 100;
 /** The last answer of a URL and what it was current for. */
 interface HotAnswer {
   entry: RenderedJson;
+  /** The answer is current from the start of its read (a clock set back before it ends it) until `until`. */
+  from: number;
   until: number;
   cacheVersion: number;
   sharedVersion: number;
@@ -113,9 +115,11 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
     },
     answerNow(request, deps) {
       const last = hot.get(request.url);
+      const now = deps.now();
       if (
         !last ||
-        deps.now() >= last.until ||
+        now < last.from ||
+        now >= last.until ||
         last.cacheVersion !== deps.cache.version() ||
         last.sharedVersion !== sharedReadVersion(deps)
       )
@@ -128,8 +132,10 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
       if (!route) return undefined;
       // Taken before the read: anything that changes during it makes this answer not current, and
       // the answer is kept HOT_MS from the read's start, however long the read took.
+      const from = deps.now();
       const since = {
-        until: deps.now() + HOT_MS,
+        from,
+        until: from + HOT_MS,
         cacheVersion: deps.cache.version(),
         sharedVersion: sharedReadVersion(deps),
       };

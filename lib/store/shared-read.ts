@@ -45,7 +45,14 @@ const entrySchema = <T>(schema: z.ZodType<T>) =>
   });
 type Entry<T> = { value: T | null; readAt: number | null; failure: Failure | null };
 type Failure = { kind: string; retryAt: number; count: number };
-type Held = { entry: Entry<unknown>; recheckAt: number; readNow: boolean; attempted: boolean };
+/** This instance's copy: held from `heldAt` (a clock set back before it ends it) until `recheckAt`. */
+type Held = {
+  entry: Entry<unknown>;
+  heldAt: number;
+  recheckAt: number;
+  readNow: boolean;
+  attempted: boolean;
+};
 
 /** Redis keeps an entry a day: it is the last-known-good value, served for at most 5 minutes by the services. */
 export const ENTRY_KEEP_MS = 86_400_000;
@@ -110,7 +117,8 @@ export function readThrough<T>(
 
   const held = local.held.get(kind.key);
   const wantsNewer = options.notBefore !== undefined && (held?.entry.readAt ?? 0) < options.notBefore;
-  if (held && deps.now() < held.recheckAt && !wantsNewer)
+  const now = deps.now();
+  if (held && held.heldAt <= now && now < held.recheckAt && !wantsNewer)
     return Promise.resolve(view(held, false) as SharedReading<T>);
   const pending = local.inFlight.get(kind.key);
   if (pending) return pending as Promise<SharedReading<T>>;
@@ -136,7 +144,7 @@ async function refresh<T>(
   const leaseKey = `${kind.key}:lease`;
   const leaseMs = 2 * deps.config.upstreamTimeoutMs + 1_000;
   const within = <R>(p: Promise<R>) => settleWithin(p, storeTimeoutMs(deps, deadlineAt));
-  if (deps.now() >= local.sickUntil) {
+  if (!skippingStore(local, deps.now())) {
     try {
       const current = newest(parseEntry(deps, kind, await within(store.get(kind.key))), previous);
       local.storeFailures = 0;
@@ -201,7 +209,7 @@ async function readAndShare<T>(
       failure: { kind: kind.failureKind?.(error) ?? 'error', retryAt, count },
     };
   }
-  if (leaseKey !== undefined && deps.now() >= local.sickUntil) {
+  if (leaseKey !== undefined && !skippingStore(local, deps.now())) {
     try {
       const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, leaseKey ?? undefined);
       await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
@@ -242,9 +250,17 @@ export function sharedReadVersion(deps: Pick<AppDeps, 'state'>): number {
 /** Skips the store for a while: 10 s after a failure, doubling up to a minute while it keeps failing. */
 function markSick(deps: Deps, local: LocalState): void {
   // Calls that were in flight together fail together: one outage, one step of the back-off.
-  if (deps.now() < local.sickUntil) return;
+  if (skippingStore(local, deps.now())) return;
   local.storeFailures += 1;
   local.sickUntil = deps.now() + Math.min(STORE_SICK_MS * 2 ** (local.storeFailures - 1), STORE_SICK_MAX_MS);
+}
+
+/**
+ * Whether this instance is still skipping the store after a failure. A time to skip until that lies
+ * further ahead than the longest back-off was set before the clock was set back: it is over.
+ */
+function skippingStore(local: LocalState, now: number): boolean {
+  return now < local.sickUntil && local.sickUntil - now <= STORE_SICK_MAX_MS;
 }
 
 /** This instance's copy of an entry and when to look at the shared one again (jittered, so instances spread). */
@@ -262,7 +278,7 @@ function hold<T>(
     recheckAt = entry.failure.retryAt + Math.random() * RECHECK_MS;
   else if (entry.readAt !== null) recheckAt = entry.readAt + freshMs - lead + (Math.random() * lead) / 2;
   else recheckAt = now;
-  return { entry, recheckAt: Math.max(recheckAt, now + RECHECK_MS), readNow, attempted };
+  return { entry, heldAt: now, recheckAt: Math.max(recheckAt, now + RECHECK_MS), readNow, attempted };
 }
 
 function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
@@ -277,7 +293,7 @@ function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
 
 /** Due for a refresh: no reading, or one past its refresh point, unless a failed refresh is backing off. */
 function isDue<T>(kind: SharedKind<T>, entry: Entry<T> | null, now: number, notBefore?: number): boolean {
-  if (!entry) return true;
+  if (!entry || outOfRange(entry, now)) return true;
   // Asked for explicitly (a snapshot slot, an operator): read again even while a failure backs off.
   if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
   if (entry.failure && now < entry.failure.retryAt) return false;
@@ -285,7 +301,7 @@ function isDue<T>(kind: SharedKind<T>, entry: Entry<T> | null, now: number, notB
 }
 
 function isExpired<T>(kind: SharedKind<T>, entry: Entry<T>, now: number): boolean {
-  return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry);
+  return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry) || outOfRange(entry, now);
 }
 
 function freshFor<T>(kind: SharedKind<T>, entry: Entry<T>): number {
@@ -312,13 +328,21 @@ function parseEntry<T>(deps: Deps, kind: SharedKind<T>, raw: unknown): Entry<T> 
     deps.log.warn('ignored an unreadable shared entry', { key: kind.key });
     return null;
   }
-  const { readAt, failure } = parsed.data;
-  const latest = deps.now() + CLOCK_SKEW_MS;
-  if ((readAt ?? 0) > latest || (failure?.retryAt ?? 0) > latest + RETRY_MAX_MS) {
+  if (outOfRange(parsed.data, deps.now())) {
     deps.log.warn('ignored a shared entry with times out of range', { key: kind.key });
     return null;
   }
   return parsed.data as Entry<T>;
+}
+
+/**
+ * Times no instance could have written by `now`: a reading more than CLOCK_SKEW_MS ahead, a retry past
+ * the longest back-off beyond that. Another instance's clock running ahead, or this instance's own
+ * clock set back since it read (its copy is then read again, not held for as long as the clock went back).
+ */
+function outOfRange(entry: Pick<Entry<unknown>, 'readAt' | 'failure'>, now: number): boolean {
+  const latest = now + CLOCK_SKEW_MS;
+  return (entry.readAt ?? 0) > latest || (entry.failure?.retryAt ?? 0) > latest + RETRY_MAX_MS;
 }
 
 /** A store call's budget: at most a second (or the upstream timeout), and never past the caller's deadline. */

@@ -31,6 +31,19 @@ describe('coalescing TTL cache', () => {
     expect(cache.peek('k')).toEqual({ value: 2, storedAt: now });
   });
 
+  it('loads again when the clock is set back before the time a value was stored', async () => {
+    let now = 1_000_000;
+    const cache = createCoalescingCache({ now: () => now });
+    let calls = 0;
+    const load = async () => ++calls;
+    expect(await cache.get('k', 30_000, load)).toBe(1);
+    // Set back an hour: the stored value's age is unknown, so it is not kept for another hour.
+    now -= 3_600_000;
+    expect(await cache.get('k', 30_000, load)).toBe(2);
+    now += 29_999;
+    expect(await cache.get('k', 30_000, load)).toBe(2);
+  });
+
   it('does not cache an error as a success: every waiter sees it and the next call loads again', async () => {
     const cache = createCoalescingCache();
     let calls = 0;

@@ -73,6 +73,16 @@ describe('fast path: the immediate answer', () => {
     expect(routes.answerNow(get(), deps)).toBeUndefined();
   });
 
+  it('stops when the clock is set back before its read began', async () => {
+    const routes = setUp();
+    await routes.answer(get(), deps);
+    clock -= 1;
+    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    await routes.answer(get(), deps);
+    expect(routes.answerNow(get(), deps)).toBeDefined();
+    expect(reads).toBe(2);
+  });
+
   it('stops as soon as this instance holds a new shared reading', async () => {
     const routes = setUp();
     await routes.answer(get(), deps);
