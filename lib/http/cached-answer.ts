@@ -66,8 +66,8 @@ export interface AnswerRoute {
  * stored or forgotten in the coalescing cache, no new shared reading held or asked for, and for at
  * most HOT_MS from the start of that read (so a refresh that falls due by time alone, or a figure that
  * counts time such as a stale price's age, is seen within that long; a clock set back before that
- * start ends it at once); a failed read of any URL ends every last answer. Node then writes the response in the same turn that parsed the request, as a
- * constant handler's is.
+ * start ends it at once); a failed read of any URL ends every last answer. Node then writes the
+ * response in the same turn that parsed the request, as a constant handler's is.
  */
 export interface AnswerRoutes {
   /** The rendered answers, shared with the app. */
@@ -89,7 +89,7 @@ export const HOT_MS = 100;
 /** The last answer of a URL and what it was current for. */
 interface HotAnswer {
   entry: RenderedJson;
-  /** The answer is current from the start of its read (a clock set back before it ends it) until `until`. */
+  /** Current from the start of its read (a clock set back before it ends it) until `until`. */
   from: number;
   until: number;
   cacheVersion: number;

@@ -144,9 +144,12 @@ async function refresh<T>(
   const leaseKey = `${kind.key}:lease`;
   const leaseMs = 2 * deps.config.upstreamTimeoutMs + 1_000;
   const within = <R>(p: Promise<R>) => settleWithin(p, storeTimeoutMs(deps, deadlineAt));
+  // This instance's own copy with times out of range (read before the clock was set back) is of
+  // unknown age: it must neither win over the fleet's entry nor be kept as the last good reading.
+  const mine = previous && !outOfRange(previous, deps.now()) ? previous : undefined;
   if (!skippingStore(local, deps.now())) {
     try {
-      const current = newest(parseEntry(deps, kind, await within(store.get(kind.key))), previous);
+      const current = newest(parseEntry(deps, kind, await within(store.get(kind.key))), mine);
       local.storeFailures = 0;
       if (!isDue(kind, current, deps.now(), notBefore)) return hold(kind, current!, deps.now(), false, false);
       const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
@@ -180,7 +183,7 @@ async function refresh<T>(
       });
     }
   }
-  return readAndShare(deps, kind, local, previous ?? null, undefined, deadlineAt);
+  return readAndShare(deps, kind, local, mine ?? null, undefined, deadlineAt);
 }
 
 /**
@@ -293,7 +296,7 @@ function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
 
 /** Due for a refresh: no reading, or one past its refresh point, unless a failed refresh is backing off. */
 function isDue<T>(kind: SharedKind<T>, entry: Entry<T> | null, now: number, notBefore?: number): boolean {
-  if (!entry || outOfRange(entry, now)) return true;
+  if (!entry) return true;
   // Asked for explicitly (a snapshot slot, an operator): read again even while a failure backs off.
   if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
   if (entry.failure && now < entry.failure.retryAt) return false;
@@ -301,7 +304,7 @@ function isDue<T>(kind: SharedKind<T>, entry: Entry<T> | null, now: number, notB
 }
 
 function isExpired<T>(kind: SharedKind<T>, entry: Entry<T>, now: number): boolean {
-  return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry) || outOfRange(entry, now);
+  return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry);
 }
 
 function freshFor<T>(kind: SharedKind<T>, entry: Entry<T>): number {
@@ -337,8 +340,8 @@ function parseEntry<T>(deps: Deps, kind: SharedKind<T>, raw: unknown): Entry<T> 
 
 /**
  * Times no instance could have written by `now`: a reading more than CLOCK_SKEW_MS ahead, a retry past
- * the longest back-off beyond that. Another instance's clock running ahead, or this instance's own
- * clock set back since it read (its copy is then read again, not held for as long as the clock went back).
+ * the longest back-off beyond that. Another instance's clock running ahead, a mistyped entry, or this
+ * instance's own copy from before its clock was set back.
  */
 function outOfRange(entry: Pick<Entry<unknown>, 'readAt' | 'failure'>, now: number): boolean {
   const latest = now + CLOCK_SKEW_MS;

@@ -61,7 +61,9 @@ export async function readPriceChain(
     }
     return entry;
   };
-  const eligible = PRICE_SOURCES.filter((source) => healthOf(source).retryAt <= deps.now());
+  // A retry time further ahead than the longest back-off was set before the clock was set back: it is over.
+  const backingOff = (retryAt: number) => retryAt > deps.now() && retryAt - deps.now() <= BACKOFF_MAX_MS;
+  const eligible = PRICE_SOURCES.filter((source) => !backingOff(healthOf(source).retryAt));
   if (eligible.length === 0) return { ok: false, kind: 'cooldown' };
 
   let timedOut = false;

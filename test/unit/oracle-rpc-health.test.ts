@@ -44,6 +44,14 @@ describe('provider cooldown', () => {
     expect(orderCandidates(pool, providers, 10_000).map((p) => p.key)).toEqual(['a', 'b', 'c']);
   });
 
+  it('ends a cooldown at once when the clock is set back, instead of as long as it went back', () => {
+    const pool = createPoolHealth();
+    const a = getProviderHealth(pool, 'a');
+    recordFailure(a, 'wrong-chain', 3_600_000); // the longest cooldown, from an hour "later"
+    expect(orderCandidates(pool, providers, 3_600_000 + 1).map((p) => p.key)).toEqual(['b', 'c']);
+    expect(orderCandidates(pool, providers, 1_000).map((p) => p.key)).toEqual(['a', 'b', 'c']);
+  });
+
   it('still probes the provider that recovers first when all are cooling', () => {
     const pool = createPoolHealth();
     getProviderHealth(pool, 'a').cooldownUntil = 9_000;

@@ -103,6 +103,19 @@ describe('price fallback chain', () => {
     expect(asked).toHaveLength(4);
   });
 
+  it('ends a back-off at once when the clock is set back, instead of as long as it went back', async () => {
+    const { deps, asked, advance } = setup({
+      coingecko: 'http-500',
+      coinbase: 'http-500',
+      kraken: 'http-500',
+    });
+    await readPriceChain(deps, 'ETH', deps.now() + 4000);
+    asked.length = 0;
+    advance(-3_600_000);
+    await readPriceChain(deps, 'ETH', deps.now() + 4000);
+    expect(asked).toHaveLength(4);
+  });
+
   it('keeps back-off per token: a failing ETH market does not bench POL', async () => {
     const { deps, asked } = setup({ coingecko: 'http-500', coinbase: 'http-500', kraken: 'http-500' });
     await readPriceChain(deps, 'ETH', deps.now() + 4000);

@@ -1,5 +1,7 @@
 // lib/store/shared-read.ts under a clock set back (an NTP step, a restored VM): a reading this instance
-// holds, or a back-off it started, must not outlive its time by as long as the clock went back.
+// holds, or a back-off it started, must not outlive its time by as long as the clock went back, and a
+// copy of its own from before the step, of unknown age, must neither win over the fleet's entry nor be
+// served as the last good reading.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readThrough, type SharedKind, STORE_SICK_MS } from '../../lib/store/shared-read';
@@ -21,6 +23,20 @@ const kind: SharedKind<number> = {
     return { value: reads, readAt: clock };
   },
 };
+
+/** Counts the store's `get` calls of `target`. */
+function countGets(target: TestDeps): () => number {
+  const store = target.lastGood;
+  let gets = 0;
+  target.lastGood = {
+    ...store,
+    get: (key) => {
+      gets += 1;
+      return store.get(key);
+    },
+  };
+  return () => gets;
+}
 
 beforeEach(() => {
   clock = 1_700_000_000_000;
@@ -45,44 +61,68 @@ describe('shared reads under a clock set back', () => {
     expect(reads).toBe(3);
   });
 
-  it('tolerates a small step back: the held reading is looked at again in the store, not read upstream', async () => {
+  it('takes a fresh entry of the fleet after a step back, without reading upstream', async () => {
+    const other = createTestDeps({}, { now: () => clock });
+    other.lastGood = deps.lastGood; // one shared store
     expect((await readThrough(deps, kind)).value).toBe(1);
-    clock += 5_000;
-    clock -= 2_000;
+    clock -= HOUR_MS; // this instance's clock was an hour ahead, and is put right
+    clock += 1_000;
+    expect((await readThrough(other, kind)).value).toBe(2); // the fleet's reading, at the right time
+    clock += 1_000;
+    expect(await readThrough(deps, kind)).toMatchObject({ value: 2, readNow: false });
+    expect(reads).toBe(2);
+  });
+
+  it('serves no reading of unknown age when the upstream fails after a step back', async () => {
+    expect((await readThrough(deps, kind)).value).toBe(1);
+    clock -= HOUR_MS;
+    failing = true;
+    // The reading taken "an hour ahead" is not the last good one: its age is unknown.
+    expect(await readThrough(deps, kind)).toMatchObject({
+      value: null,
+      readAt: null,
+      failure: { kind: 'error', attempted: true },
+    });
+    // And it is not written back over the store's entry as the last good reading either.
+    const other = createTestDeps({}, { now: () => clock });
+    other.lastGood = deps.lastGood;
+    expect((await readThrough(other, kind)).value).toBeNull();
+  });
+
+  it('looks at the store again after a small step back, without reading upstream', async () => {
+    const gets = countGets(deps);
+    expect((await readThrough(deps, kind)).value).toBe(1);
+    const before = gets();
+    clock -= 2_000; // to before the copy was taken; the reading is 2 s "ahead", within the fleet's skew
     expect(await readThrough(deps, kind)).toMatchObject({ value: 1, readNow: false });
+    expect(gets()).toBe(before + 1);
     expect(reads).toBe(1);
   });
 
-  it('does not keep backing off a failure for as long as the clock went back', async () => {
-    expect((await readThrough(deps, kind)).value).toBe(1);
-    clock += 30_000;
+  it('does not keep backing off a failed first read for as long as the clock went back', async () => {
     failing = true;
-    expect((await readThrough(deps, kind)).failure).toEqual({ kind: 'error', attempted: true });
-    expect(reads).toBe(2);
+    expect(await readThrough(deps, kind)).toMatchObject({ value: null, failure: { attempted: true } });
+    clock += 1_000; // the retry is 5 s away: backing off
+    expect(await readThrough(deps, kind)).toMatchObject({ value: null, failure: { attempted: false } });
+    expect(reads).toBe(1);
     clock -= HOUR_MS;
     failing = false;
-    expect(await readThrough(deps, kind)).toMatchObject({ value: 3, failure: null, readNow: true });
+    expect(await readThrough(deps, kind)).toMatchObject({ value: 2, failure: null, readNow: true });
   });
 
   it('goes back to the store once its time without it is over, even if the clock went back meanwhile', async () => {
-    let storeCalls = 0;
+    expect(STORE_SICK_MS).toBeLessThan(30_000); // the steps below are each past one back-off
     const down = createFaultyStore('throw');
-    deps.lastGood = {
-      ...down,
-      get: (key) => {
-        storeCalls += 1;
-        return down.get(key);
-      },
-    };
+    deps.lastGood = down;
+    const gets = countGets(deps);
     await readThrough(deps, kind); // the store fails: this instance skips it for STORE_SICK_MS
-    expect(storeCalls).toBe(1);
+    expect(gets()).toBe(1);
     clock += 30_000;
     await readThrough(deps, kind); // after the back-off: tried again, fails again (now 20 s)
-    expect(storeCalls).toBe(2);
+    expect(gets()).toBe(2);
     clock += 30_000;
     clock -= HOUR_MS;
     await readThrough(deps, kind);
-    expect(storeCalls).toBe(3);
-    expect(STORE_SICK_MS).toBeLessThan(30_000);
+    expect(gets()).toBe(3);
   });
 });
