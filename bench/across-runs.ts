@@ -33,11 +33,14 @@ export function printTable(header: string[], rows: string[][]): void {
   for (const row of rows) console.log(line(row));
 }
 
-/** With `--runs N`: each row's ratio in every run and its median over the runs (`acrossRuns`). */
-export function summariseRuns(ratios: Map<string, number>[]): void {
+/**
+ * With `--runs N`: each row's ratio in every run and its median over the runs (`acrossRuns`); `of`
+ * names what was measured against the same-headers app (the host, or with `--aa` the twin).
+ */
+export function summariseRuns(ratios: Map<string, number>[], of = 'the host'): void {
   const summary = acrossRuns(ratios, TARGET_RATIO);
   console.log(
-    `\nover ${ratios.length} runs, each with a fresh npm start and constant app: req/s ratio to the same-headers app`,
+    `\nover ${ratios.length} runs, each with a fresh npm start and constant app: req/s ratio of ${of} to the same-headers app`,
   );
   printTable(
     ['endpoint', ...ratios.map((_, i) => `run ${i + 1}`), 'median of runs'],

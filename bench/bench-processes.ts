@@ -83,15 +83,19 @@ export function pinTree(root: number, cpus: string): boolean {
 }
 
 /**
- * Pins this process to the load's CPUs and the host's tree and the constant app to the servers'.
+ * Pins this process to the load's CPUs and the host's tree and the constant apps to the servers'.
  * All or nothing: if any pin fails, every process is set back to all CPUs, so a run is never half pinned.
  */
-export function pinAll(plan: CpuPlan, hostRoot: number, constantPid: number): boolean {
-  const done = [pin(process.pid, plan.load), pinTree(hostRoot, plan.servers), pin(constantPid, plan.servers)];
+export function pinAll(plan: CpuPlan, hostRoot: number, constantPids: readonly number[]): boolean {
+  const done = [
+    pin(process.pid, plan.load),
+    pinTree(hostRoot, plan.servers),
+    ...constantPids.map((pid) => pin(pid, plan.servers)),
+  ];
   if (done.every(Boolean)) return true;
   pin(process.pid, plan.all);
   pinTree(hostRoot, plan.all);
-  pin(constantPid, plan.all);
+  for (const pid of constantPids) pin(pid, plan.all);
   return false;
 }
 

@@ -1,4 +1,4 @@
-// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]] [--warmup N] [--rounds N] [--runs N] [--no-pin]`: the Node host as a self-hoster runs it (`npm start`,
+// `npm run bench -- throughput [--only PATH|stalled-log] [--soak [MINUTES]] [--warmup N] [--rounds N] [--runs N] [--no-pin] [--aa]`: the Node host as a self-hoster runs it (`npm start`,
 // embedded PGlite holding 35 days of history, the local simulators as upstreams) against a
 // constant-JSON Hono app on the same Node (serving the same bytes per path), both driven by autocannon with 100 connections, endpoint by
 // endpoint, side by side (N uncounted rounds, default 2, then N counted, default 5). Prints req/s,
@@ -9,6 +9,8 @@
 // `--runs N` repeats all that N times, each with a fresh `npm start` and constant app (a process keeps
 // the speed it started with), and prints each row's ratio per run and its median over the runs.
 // `--soak` then keeps a steady load on the last run's host for MINUTES (default 10) and prints RSS every 30 s.
+// `--aa` adds a second constant app (the "twin", serving the same pages) to every round, beside the host,
+// and prints its ratio to the same-headers app too: what the method gives when nothing differs (A/A).
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ import {
   DEFAULT_SLICING,
   pairedRatio,
   row,
+  type SideFigures,
   SLICE_SECONDS,
   type Slicing,
   sideBySide,
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
     rounds: countOption('--rounds', DEFAULT_SLICING.rounds, 1),
   };
   const runs = countOption('--runs', 1, 1);
+  const aa = process.argv.includes('--aa');
   if (only === STALLED_LOG && runs > 1)
     throw new Error('--runs repeats the side-by-side load, which --only stalled-log leaves out');
   const up = await startUpstreams();
@@ -65,13 +69,15 @@ async function main(): Promise<void> {
     const env = { ...process.env, ...up.env, PORT: String(port) };
     const plan = process.argv.includes('--no-pin') ? undefined : cpuPlan();
     const ratios: Map<string, number>[] = [];
+    const twinRatios: Map<string, number>[] = [];
     let pinned = false;
     for (let run = 1; run <= runs; run++) {
       if (runs > 1) console.log(`\n=== run ${run} of ${runs}: a fresh npm start and constant app`);
       const dataDir = freshStore(`run-${run}`);
-      const result = await measureRun({ up, env, port, dataDir, plan, slicing, only });
+      const result = await measureRun({ up, env, port, dataDir, plan, slicing, only, aa });
       try {
         ratios.push(result.ratios);
+        twinRatios.push(result.twinRatios);
         pinned = result.pinned;
         // The soak keeps the last run's host; every other run's servers stop here.
         if (run === runs && soakMinutes > 0)
@@ -82,6 +88,7 @@ async function main(): Promise<void> {
       rmSync(dataDir, { recursive: true, force: true });
     }
     if (runs > 1) summariseRuns(ratios);
+    if (runs > 1 && aa) summariseRuns(twinRatios, 'the twin constant app (A/A)');
 
     if (!only || only === STALLED_LOG) {
       const stalledEnv = { ...env, PORT: String(port + 1), DATA_DIR: freshStore('stalled-log') };
@@ -103,8 +110,10 @@ async function measureRun(ctx: {
   plan: CpuPlan | undefined;
   slicing: Slicing;
   only: string | undefined;
+  /** Adds the twin constant app to every round (`--aa`). */
+  aa: boolean;
 }) {
-  const { up, env, port, dataDir, plan, slicing, only } = ctx;
+  const { up, env, port, dataDir, plan, slicing, only, aa } = ctx;
   // A previous run pinned this process to the load's CPUs; start-up is measured on all of them.
   if (plan && !pin(process.pid, plan.all))
     console.log("taskset failed: start-up measured on the load's CPUs");
@@ -117,11 +126,11 @@ async function measureRun(ctx: {
     join(dataDir, 'host.log'),
   );
   const tree = watchTreeRss(host.child.pid as number);
-  let constant: ReturnType<typeof startProcess> | undefined;
+  const constants: ReturnType<typeof startProcess>[] = [];
   const stop = async () => {
     tree.stop();
     await stopProcess(host.child);
-    if (constant) await stopProcess(constant.child);
+    for (const constant of constants) await stopProcess(constant.child);
   };
   try {
     const base = `http://127.0.0.1:${port}`;
@@ -167,16 +176,25 @@ async function measureRun(ctx: {
     );
     const bodiesFile = join(dataDir, 'constant-pages.json');
     writeFileSync(bodiesFile, JSON.stringify(pages));
-    const reference = startProcess(
-      process.execPath,
-      ['bench/constant-app.mjs', bodiesFile],
-      process.env,
-      /ready (\d+)/,
-    );
-    constant = reference;
-    const constantBase = `http://127.0.0.1:${(await reference.started)[1]}`;
+    const startConstant = async () => {
+      const started = startProcess(
+        process.execPath,
+        ['bench/constant-app.mjs', bodiesFile],
+        process.env,
+        /ready (\d+)/,
+      );
+      constants.push(started);
+      return { pid: started.child.pid as number, base: `http://127.0.0.1:${(await started.started)[1]}` };
+    };
+    const reference = await startConstant();
+    const twin = aa ? await startConstant() : undefined;
     const pinned =
-      plan !== undefined && pinAll(plan, host.child.pid as number, reference.child.pid as number);
+      plan !== undefined &&
+      pinAll(
+        plan,
+        host.child.pid as number,
+        constants.map((c) => c.child.pid as number),
+      );
     console.log(
       pinned
         ? `CPUs: load generator and simulators on ${plan.load}, the servers on ${plan.servers} (taskset, after start-up)`
@@ -185,29 +203,49 @@ async function measureRun(ctx: {
     const upstreamBefore = upstreamTotal(up);
     const loadStarted = performance.now();
     const rows: string[][] = [];
+    const twinRows: string[][] = [];
     const ratios = new Map<string, number>();
+    const twinRatios = new Map<string, number>();
     let bad = 0;
-    const targets = (path: string) => ({
+    const targets = (path: string): Record<string, { url: string; pid: number }> => ({
       host: { url: `${base}${path}`, pid: server.pid },
-      same: { url: `${constantBase}${path}`, pid: reference.child.pid as number },
-      bare: { url: `${constantBase}/bare${path}`, pid: reference.child.pid as number },
+      same: { url: `${reference.base}${path}`, pid: reference.pid },
+      bare: { url: `${reference.base}/bare${path}`, pid: reference.pid },
+      ...(twin ? { twin: { url: `${twin.base}${path}`, pid: twin.pid } } : {}),
     });
+    /** Keeps a row's ratios (and with `--aa` the twin's) and returns the host's and references' figures. */
+    const record = (label: string, figures: Record<string, SideFigures>) => {
+      const sides = { host: figures.host!, same: figures.same!, bare: figures.bare! };
+      ratios.set(label, pairedRatio(sides.host, sides.same));
+      const twinFigures = figures.twin;
+      if (twinFigures) {
+        bad += twinFigures.errors;
+        twinRatios.set(label, pairedRatio(twinFigures, sides.same));
+        twinRows.push([
+          label,
+          twinFigures.rps.toFixed(0),
+          twinFigures.cpuUsPerRequest.toFixed(0),
+          pairedRatio(twinFigures, sides.same).toFixed(2),
+          pairedRatio(sides.host, sides.same).toFixed(2),
+        ]);
+      }
+      return sides;
+    };
     for (const path of ENDPOINTS.filter((p) => !only || p === only)) {
-      const figures = await sideBySide(targets(path), {}, slicing);
+      const figures = record(path, await sideBySide(targets(path), {}, slicing));
       const got = figures.host;
       bad += got.non2xx + got.errors + figures.same.non2xx + figures.bare.non2xx;
       if (got.non2xx > 0) console.log(`${path}: status codes ${JSON.stringify(got.codes)}`);
       rows.push(row(path, figures, `${got.non2xx}/${got.errors}`));
-      ratios.set(path, pairedRatio(figures.host, figures.same));
     }
     for (const path of only ? [] : ['/api/dashboard', '/openapi.json']) {
       const etag = (await fetch(`${base}${path}`)).headers.get('etag') ?? '';
-      const figures = await sideBySide(targets(path), { 'If-None-Match': etag }, slicing);
+      const label = `${path} (304)`;
+      const figures = record(label, await sideBySide(targets(path), { 'If-None-Match': etag }, slicing));
       const got = figures.host;
       const other = got.non2xx - (got.codes['304'] ?? 0);
       bad += other + got.errors;
-      rows.push(row(`${path} (304)`, figures, `${other} non-304/${got.errors}`));
-      ratios.set(`${path} (304)`, pairedRatio(figures.host, figures.same));
+      rows.push(row(label, figures, `${other} non-304/${got.errors}`));
     }
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const upstream = upstreamTotal(up) - upstreamBefore;
@@ -236,6 +274,15 @@ async function measureRun(ctx: {
         `"median of rounds": the median over rounds of the host's req/s over the reference's in that round\n`,
     );
     printTable(header, rows);
+    if (twin) {
+      console.log(
+        '\nA/A (--aa): the twin constant app, serving the same pages, in the same rounds as the host\n',
+      );
+      printTable(
+        ['endpoint', 'twin req/s', 'CPU µs/req', 'twin ratio, median of rounds', 'host ratio (as above)'],
+        twinRows,
+      );
+    }
     console.log(`\nnon-2xx (other than the 304s asked for) and errors over every run: ${bad}`);
     console.log(
       `upstream requests during ${loadSeconds.toFixed(0)} s of load: ${upstream} ` +
@@ -243,7 +290,7 @@ async function measureRun(ctx: {
     );
     console.log(`peak RSS: server ${mib(rssOf(server.pid, 'VmHWM'))}, npm start tree ${mib(tree.peak())}`);
 
-    return { ratios, pinned, base, serverPid: server.pid, tree, stop };
+    return { ratios, twinRatios, pinned, base, serverPid: server.pid, tree, stop };
   } catch (error) {
     await stop();
     throw error;
