@@ -213,13 +213,21 @@ async function measureRun(ctx: {
       bare: { url: `${reference.base}/bare${path}`, pid: reference.pid },
       ...(twin ? { twin: { url: `${twin.base}${path}`, pid: twin.pid } } : {}),
     });
-    /** Keeps a row's ratios (and with `--aa` the twin's) and returns the host's and references' figures. */
-    const record = (label: string, figures: Record<string, SideFigures>) => {
+    /** Non-2xx answers (other than the 304s asked for) and errors of one side over every slice. */
+    const unexpected = (side: SideFigures, asked304: boolean) =>
+      side.non2xx - (asked304 ? (side.codes['304'] ?? 0) : 0) + side.errors;
+    /**
+     * Keeps a row's ratios (and with `--aa` the twin's), counts every side's unexpected answers
+     * (the bare app ignores If-None-Match, so it answers 200 even there) and returns the figures.
+     */
+    const record = (label: string, figures: Record<string, SideFigures>, asked304: boolean) => {
       const sides = { host: figures.host!, same: figures.same!, bare: figures.bare! };
       ratios.set(label, pairedRatio(sides.host, sides.same));
+      bad +=
+        unexpected(sides.host, asked304) + unexpected(sides.same, asked304) + unexpected(sides.bare, false);
       const twinFigures = figures.twin;
       if (twinFigures) {
-        bad += twinFigures.errors;
+        bad += unexpected(twinFigures, asked304);
         twinRatios.set(label, pairedRatio(twinFigures, sides.same));
         twinRows.push([
           label,
@@ -232,19 +240,18 @@ async function measureRun(ctx: {
       return sides;
     };
     for (const path of ENDPOINTS.filter((p) => !only || p === only)) {
-      const figures = record(path, await sideBySide(targets(path), {}, slicing));
+      const figures = record(path, await sideBySide(targets(path), {}, slicing), false);
       const got = figures.host;
-      bad += got.non2xx + got.errors + figures.same.non2xx + figures.bare.non2xx;
       if (got.non2xx > 0) console.log(`${path}: status codes ${JSON.stringify(got.codes)}`);
       rows.push(row(path, figures, `${got.non2xx}/${got.errors}`));
     }
     for (const path of only ? [] : ['/api/dashboard', '/openapi.json']) {
       const etag = (await fetch(`${base}${path}`)).headers.get('etag') ?? '';
       const label = `${path} (304)`;
-      const figures = record(label, await sideBySide(targets(path), { 'If-None-Match': etag }, slicing));
+      const headers = { 'If-None-Match': etag };
+      const figures = record(label, await sideBySide(targets(path), headers, slicing), true);
       const got = figures.host;
       const other = got.non2xx - (got.codes['304'] ?? 0);
-      bad += other + got.errors;
       rows.push(row(label, figures, `${other} non-304/${got.errors}`));
     }
     const loadSeconds = (performance.now() - loadStarted) / 1000;
@@ -270,7 +277,7 @@ async function measureRun(ctx: {
     ];
     console.log(
       `\n${CONNECTIONS} connections; per endpoint, ${slicing.warmup} uncounted round(s), then ${slicing.rounds} round(s) of ` +
-        `${SLICE_SECONDS} s on the host and on both references in turn (each round starting with the next); ` +
+        `${SLICE_SECONDS} s on the host and on ${twin ? 'the same-headers, bare and twin apps' : 'both references'} in turn (each round starting with the next); ` +
         `"median of rounds": the median over rounds of the host's req/s over the reference's in that round\n`,
     );
     printTable(header, rows);
@@ -283,7 +290,9 @@ async function measureRun(ctx: {
         twinRows,
       );
     }
-    console.log(`\nnon-2xx (other than the 304s asked for) and errors over every run: ${bad}`);
+    console.log(
+      `\nnon-2xx (other than the 304s asked for) and errors over every run, of every server: ${bad}`,
+    );
     console.log(
       `upstream requests during ${loadSeconds.toFixed(0)} s of load: ${upstream} ` +
         `(${(upstream / (loadSeconds / 30)).toFixed(1)} per 30 s, the snapshot job's reads included)`,
