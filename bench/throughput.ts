@@ -228,13 +228,14 @@ async function measureRun(ctx: {
       const twinFigures = figures.twin;
       if (twinFigures) {
         bad += unexpected(twinFigures, asked304);
-        twinRatios.set(label, pairedRatio(twinFigures, sides.same));
+        const twinRatio = pairedRatio(twinFigures, sides.same);
+        twinRatios.set(label, twinRatio);
         twinRows.push([
           label,
           twinFigures.rps.toFixed(0),
           twinFigures.cpuUsPerRequest.toFixed(0),
-          pairedRatio(twinFigures, sides.same).toFixed(2),
-          pairedRatio(sides.host, sides.same).toFixed(2),
+          twinRatio.toFixed(2),
+          (ratios.get(label) as number).toFixed(2),
         ]);
       }
       return sides;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { settleWithin } from '../async';
+import { stillWaiting } from '../clock';
 import { type AppDeps, getState } from '../deps';
 import { STORE_TIMEOUT_MAX_MS } from './create-last-good';
 
@@ -258,12 +259,9 @@ function markSick(deps: Deps, local: LocalState): void {
   local.sickUntil = deps.now() + Math.min(STORE_SICK_MS * 2 ** (local.storeFailures - 1), STORE_SICK_MAX_MS);
 }
 
-/**
- * Whether this instance is still skipping the store after a failure. A time to skip until that lies
- * further ahead than the longest back-off was set before the clock was set back: it is over.
- */
+/** Whether this instance is still skipping the store after a failure. */
 function skippingStore(local: LocalState, now: number): boolean {
-  return now < local.sickUntil && local.sickUntil - now <= STORE_SICK_MAX_MS;
+  return stillWaiting(local.sickUntil, now, STORE_SICK_MAX_MS);
 }
 
 /** This instance's copy of an entry and when to look at the shared one again (jittered, so instances spread). */

@@ -1,3 +1,4 @@
+import { stillWaiting } from '../clock';
 import { type AppDeps, getState } from '../deps';
 import { fetchCoinbasePrice } from './price-coinbase';
 import { fetchCoinGeckoPrice } from './price-coingecko';
@@ -61,9 +62,10 @@ export async function readPriceChain(
     }
     return entry;
   };
-  // A retry time further ahead than the longest back-off was set before the clock was set back: it is over.
-  const backingOff = (retryAt: number) => retryAt > deps.now() && retryAt - deps.now() <= BACKOFF_MAX_MS;
-  const eligible = PRICE_SOURCES.filter((source) => !backingOff(healthOf(source).retryAt));
+  const now = deps.now();
+  const eligible = PRICE_SOURCES.filter(
+    (source) => !stillWaiting(healthOf(source).retryAt, now, BACKOFF_MAX_MS),
+  );
   if (eligible.length === 0) return { ok: false, kind: 'cooldown' };
 
   let timedOut = false;

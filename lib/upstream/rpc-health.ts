@@ -1,3 +1,4 @@
+import { stillWaiting } from '../clock';
 import type { RpcFailureKind } from './rpc-errors';
 
 /** Consecutive failures after which a provider is put in cooldown. */
@@ -64,14 +65,6 @@ export function recordFailure(health: ProviderHealth, kind: RpcFailureKind, now:
 }
 
 /**
- * Whether a provider is cooling down. A cooldown ending further ahead than the longest one was set
- * before the clock was set back: it is over.
- */
-function coolingDown(health: ProviderHealth, now: number): boolean {
-  return health.cooldownUntil > now && health.cooldownUntil - now <= MAX_COOLDOWN_MS;
-}
-
-/**
  * Orders providers for one request: those not cooling down, in configured priority order. When all
  * are cooling down, the one whose cooldown ends first is still probed, so a recovered pool is noticed
  * and a request never gives up without asking anyone.
@@ -81,7 +74,9 @@ export function orderCandidates<P extends { key: string }>(
   providers: readonly P[],
   now: number,
 ): P[] {
-  const ready = providers.filter((p) => !coolingDown(getProviderHealth(pool, p.key), now));
+  const ready = providers.filter(
+    (p) => !stillWaiting(getProviderHealth(pool, p.key).cooldownUntil, now, MAX_COOLDOWN_MS),
+  );
   if (ready.length > 0 || providers.length === 0) return ready;
   const soonest = [...providers].sort(
     (a, b) => getProviderHealth(pool, a.key).cooldownUntil - getProviderHealth(pool, b.key).cooldownUntil,
