@@ -1,8 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseEngine } from '../../lib/store/engines';
+import type { Database } from '../../lib/store/database';
+import { type DatabaseEngine, MIGRATIONS_FOLDER } from '../../lib/store/engines';
 import { readBucketedHistory, readHourlyHistory, readL2Samples } from '../../lib/store/history-queries';
 import {
   HISTORY_RETENTION_DAYS,
@@ -122,6 +131,9 @@ describe.each(ENGINE_KINDS)('history store on %s', (kind) => {
     );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
+    // The hour's sums hold that one row, once.
+    expect((await engine.withDb((db) => readHourlyHistory(db, 0))).snapshotCount).toBe(1);
+    await expectSumsMatchSnapshots(engine);
   });
 
   it('refuses a time that is not a slot start', async () => {
@@ -205,18 +217,22 @@ describe.each(ENGINE_KINDS)('history store on %s', (kind) => {
     );
     const since = NOW - 24 * HOUR_MS;
     const { hours, snapshotCount } = await engine.withDb((db) => readHourlyHistory(db, since));
-    const inWindow = slots.filter((slot) => slot >= since);
+    // Whole hours, from the one holding `since` on.
+    const fromHour = Math.floor(since / HOUR_MS) * HOUR_MS;
+    const inWindow = slots.filter((slot) => slot >= fromHour);
+    expect(inWindow.length).toBeGreaterThan(slots.filter((slot) => slot >= since).length);
     expect(snapshotCount).toBe(inWindow.length);
     expect(hours.map((h) => h.time)).toEqual([
       ...new Set(inWindow.map((s) => Math.floor(s / HOUR_MS) * HOUR_MS)),
     ]);
+    expect(hours[0]?.time).toBe(fromHour);
     for (const hour of [hours[0], hours[7], hours.at(-1)]) {
       if (!hour) throw new Error('missing hour');
       const [row = {}] = await engine.withDb((db) =>
         queryRows(
           db,
           sql`SELECT avg(low_gwei) AS low, avg(average_gwei) AS average, avg(high_gwei) AS high
-          FROM mainnet_snapshots WHERE slot_start >= ${new Date(Math.max(hour.time, since)).toISOString()}
+          FROM mainnet_snapshots WHERE slot_start >= ${new Date(hour.time).toISOString()}
           AND slot_start < ${new Date(hour.time + HOUR_MS).toISOString()}`,
         ),
       );
@@ -224,6 +240,71 @@ describe.each(ENGINE_KINDS)('history store on %s', (kind) => {
       expect(hour.average).toBeCloseTo(Number(row.average), 9);
       expect(hour.high).toBeCloseTo(Number(row.high), 9);
     }
+  });
+
+  it('keeps the hourly sums equal to the snapshots through every kind of write and delete', async () => {
+    const slots = listSlotStarts(NOW - 6 * HOUR_MS, NOW);
+    // A bulk write of every other slot, then single writes of the rest (one of them twice).
+    await engine.withDb((db) =>
+      insertMainnetSnapshots(
+        db,
+        slots.filter((_, i) => i % 2 === 0).map((slot, i) => mainnet(slot, 3 + (i % 11) * 0.21)),
+      ),
+    );
+    for (const [i, slot] of slots.entries()) {
+      if (i % 2 === 1)
+        await engine.withDb((db) => insertMainnetSnapshot(db, mainnet(slot, 7 + (i % 5) * 0.13)));
+    }
+    expect(await engine.withDb((db) => insertMainnetSnapshot(db, mainnet(slots[1] as number, 999)))).toBe(
+      false,
+    );
+    await expectSumsMatchSnapshots(engine);
+    // Part of an hour deleted (as pruning does at its cut), a row changed, then a whole hour deleted.
+    const cut = new Date((slots[10] as number) + 1).toISOString();
+    await engine.withDb((db) => db.execute(sql`DELETE FROM mainnet_snapshots WHERE slot_start < ${cut}`));
+    await engine.withDb((db) =>
+      db.execute(
+        sql`UPDATE mainnet_snapshots SET average_gwei = average_gwei * 2 WHERE slot_start = ${new Date(slots[30] as number).toISOString()}`,
+      ),
+    );
+    await expectSumsMatchSnapshots(engine);
+    const hour = Math.floor((slots[50] as number) / HOUR_MS) * HOUR_MS;
+    await engine.withDb((db) =>
+      db.execute(
+        sql`DELETE FROM mainnet_snapshots WHERE slot_start >= ${new Date(hour).toISOString()} AND slot_start < ${new Date(hour + HOUR_MS).toISOString()}`,
+      ),
+    );
+    const { hours } = await engine.withDb((db) => readHourlyHistory(db, 0));
+    expect(hours.map((h) => h.time)).not.toContain(hour);
+    await expectSumsMatchSnapshots(engine);
+    // Pruning past the retention window leaves no hour behind.
+    await engine.withDb((db) => pruneHistory(db, NOW + (HISTORY_RETENTION_DAYS.mainnet + 1) * DAY_MS));
+    expect(await engine.withDb((db) => readHourlyHistory(db, 0))).toEqual({ hours: [], snapshotCount: 0 });
+    // TRUNCATE (as the tests' own clearing does) empties the sums too.
+    await engine.withDb((db) => insertMainnetSnapshot(db, mainnet(slots[3] as number, 4)));
+    await engine.withDb(clearHistory);
+    expect(await engine.withDb((db) => readHourlyHistory(db, 0))).toEqual({ hours: [], snapshotCount: 0 });
+  });
+
+  it('adds up the writers of one hour that overlap in separate transactions', async () => {
+    const slots = listSlotStarts(NOW - HOUR_MS, NOW).filter(
+      (slot) => Math.floor(slot / HOUR_MS) === Math.floor(NOW / HOUR_MS),
+    );
+    // Each slot written by three overlapping transactions: one row each, none lost, none counted twice.
+    await Promise.all(
+      [...slots, ...slots, ...slots].map((slot, i) =>
+        engine.withDb((db) =>
+          db.transaction(async (tx) => {
+            await insertMainnetSnapshot(tx, mainnet(slot, 2 + ((slot / SLOT_MS) % 7), { readAt: slot + i }));
+          }),
+        ),
+      ),
+    );
+    expect(await engine.withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(slots.length);
+    const { hours, snapshotCount } = await engine.withDb((db) => readHourlyHistory(db, 0));
+    expect(snapshotCount).toBe(slots.length);
+    expect(hours).toHaveLength(1);
+    await expectSumsMatchSnapshots(engine);
   });
 
   it('counts a slot that starts exactly at the end of the window but not one exactly at its start', async () => {
@@ -273,3 +354,69 @@ describe.each(ENGINE_KINDS)('history store on %s', (kind) => {
     expect(await engine.withDb((db) => pruneHistory(db, NOW))).toEqual({ mainnet: 0, l2: 0 });
   });
 });
+
+describe('the hourly sums migration on a store that already holds snapshots', () => {
+  it.each(['pglite', 'pg'] as const)('sums the stored hours on %s', async (kind) => {
+    // The migrations before the hourly sums, as a store made before them was migrated.
+    const earlier = mkdtempSync(join(tmpdir(), 'migrations-'));
+    cpSync(MIGRATIONS_FOLDER, earlier, { recursive: true });
+    const journalPath = join(earlier, 'meta/_journal.json');
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
+    const before = journal.entries.findIndex((entry) => entry.tag.endsWith('_mainnet_hourly'));
+    expect(before).toBeGreaterThan(0);
+    journal.entries = journal.entries.slice(0, before);
+    writeFileSync(journalPath, JSON.stringify(journal));
+    const client =
+      kind === 'pglite'
+        ? new PGlite()
+        : new pg.Pool({ connectionString: await lab.server.createDatabase('before_hourly') });
+    const db =
+      kind === 'pglite'
+        ? drizzlePglite({ client: client as PGlite })
+        : drizzlePg({ client: client as pg.Pool });
+    try {
+      const migrate = (folder: string) =>
+        kind === 'pglite'
+          ? migratePglite(db as ReturnType<typeof drizzlePglite>, { migrationsFolder: folder })
+          : migratePg(db as ReturnType<typeof drizzlePg>, { migrationsFolder: folder });
+      await migrate(earlier);
+      const slots = listSlotStarts(NOW - 3 * HOUR_MS, NOW);
+      await insertMainnetSnapshots(
+        db as unknown as Database,
+        slots.map((slot, i) => mainnet(slot, 1 + (i % 9) * 0.5)),
+      );
+      await migrate(MIGRATIONS_FOLDER);
+      const store = db as unknown as Database;
+      const engine = { withDb: <T>(fn: (d: Database) => Promise<T>) => fn(store) };
+      expect((await readHourlyHistory(store, 0)).snapshotCount).toBe(slots.length);
+      await expectSumsMatchSnapshots(engine);
+      // And the triggers keep them from then on.
+      await insertMainnetSnapshot(store, mainnet(slotStartOf(NOW) + SLOT_MS, 50));
+      await expectSumsMatchSnapshots(engine);
+    } finally {
+      await (kind === 'pglite' ? (client as PGlite).close() : (client as pg.Pool).end());
+      rmSync(earlier, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Every stored hour's count and means equal those of a direct aggregate over the snapshots. */
+async function expectSumsMatchSnapshots(engine: Pick<DatabaseEngine, 'withDb'>): Promise<void> {
+  const direct = await engine.withDb((db) =>
+    queryRows(
+      db,
+      sql`SELECT floor(date_part('epoch', slot_start) / 3600) * 3600 AS hour, count(*)::int AS n,
+        avg(low_gwei) AS low, avg(average_gwei) AS average, avg(high_gwei) AS high
+      FROM mainnet_snapshots GROUP BY 1 ORDER BY 1`,
+    ),
+  );
+  const { hours, snapshotCount } = await engine.withDb((db) => readHourlyHistory(db, 0));
+  expect(hours.map((h) => h.time)).toEqual(direct.map((row) => Number(row.hour) * 1000));
+  expect(snapshotCount).toBe(direct.reduce((sum, row) => sum + Number(row.n), 0));
+  hours.forEach((hour, i) => {
+    const row = direct[i] ?? {};
+    expect(hour.low).toBeCloseTo(Number(row.low), 9);
+    expect(hour.average).toBeCloseTo(Number(row.average), 9);
+    expect(hour.high).toBeCloseTo(Number(row.high), 9);
+  });
+}
