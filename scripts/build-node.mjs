@@ -4,14 +4,23 @@
 // WebAssembly and data files next to its own module in node_modules.
 // Run as a script it always builds (`npm install`'s prepare); `scripts/start.mjs` imports it to build
 // only when the bundle is missing or a source is newer.
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The project's root: the directory above this script's. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const OUTFILE = 'dist-node/main.mjs';
-const SOURCES = ['lib', 'functions', 'cron', 'drizzle', 'package-lock.json', 'scripts/build-node.mjs'];
+const SOURCES = [
+  'lib',
+  'functions',
+  'cron',
+  'drizzle',
+  'worker-shims',
+  'wrangler.toml',
+  'package-lock.json',
+  'scripts/build-node.mjs',
+];
 
 /** Newest modification time under the given paths. */
 function newestMtime(paths) {
@@ -32,6 +41,34 @@ export function bundleIsStale(root = PROJECT_ROOT) {
   return !existsSync(outfile) || statSync(outfile).mtimeMs < newestMtime(SOURCES.map((s) => join(root, s)));
 }
 
+/**
+ * The Worker's `[alias]` table of wrangler.toml (`"package" = "./worker-shims/…"`, one per line), as
+ * an esbuild plugin: the same stand-ins for what the service never runs (zod's locales, the MCP SDK's
+ * Zod 3 support and Ajv; see worker-shims/unsupported.mjs) keep about 600 KB out of the Node host's
+ * bundle too, which Node then compiles and runs at every start. Exact package names only, as
+ * wrangler's aliases are (`zod/v4` stays zod's own).
+ */
+export function workerAliases(root = PROJECT_ROOT) {
+  const toml = readFileSync(join(root, 'wrangler.toml'), 'utf8');
+  const table = toml.split(/^\[alias\]\s*$/m)[1]?.split(/^\[/m)[0] ?? '';
+  const aliases = Object.fromEntries(
+    [...table.matchAll(/^"([^"]+)"\s*=\s*"([^"]+)"\s*$/gm)].map(([, name, path]) => [name, join(root, path)]),
+  );
+  if (Object.keys(aliases).length === 0) throw new Error('wrangler.toml has no [alias] entries');
+  return aliases;
+}
+
+function aliasPlugin(aliases) {
+  return {
+    name: 'worker-aliases',
+    setup(build) {
+      build.onResolve({ filter: /^[@\w]/ }, (args) =>
+        Object.hasOwn(aliases, args.path) ? { path: aliases[args.path] } : undefined,
+      );
+    },
+  };
+}
+
 /** Bundles the host into OUTFILE under the project's root, whatever the working directory. */
 export async function buildNode() {
   const started = performance.now();
@@ -46,6 +83,7 @@ export async function buildNode() {
       format: 'esm',
       target: 'node22',
       external: ['@electric-sql/pglite', 'pg-native'],
+      plugins: [aliasPlugin(workerAliases())],
       // Bundled CommonJS packages (pg, ws) call require(); give the ES module one.
       banner: {
         js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

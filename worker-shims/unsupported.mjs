@@ -1,11 +1,12 @@
-// Stands in, in the Worker bundle only (wrangler.toml [alias]), for what the MCP SDK imports but this
-// service never runs: Zod 3 schema support (`zod/v3`, `zod-to-json-schema`; every schema here is Zod 4)
-// and Ajv (the SDK validates JSON Schema with it only for elicitation and client-side tool output,
-// neither of which this read-only server uses). About 450 KiB of code the Worker would load for nothing.
+// Stands in, in the Worker bundle and the Node host's (wrangler.toml [alias], read by
+// scripts/build-node.mjs too), for what the MCP SDK imports but this service never runs: Zod 3 schema
+// support (`zod/v3`, `zod-to-json-schema`; every schema here is Zod 4) and Ajv (the SDK validates JSON
+// Schema with it only for elicitation and client-side tool output, neither of which this read-only
+// server uses). About 450 KiB of code each bundle would load for nothing.
 // Anything that does reach one of these fails loudly instead of misbehaving.
 function unsupported(what) {
   return () => {
-    throw new Error(`${what} is not part of the Worker bundle (see wrangler.toml [alias])`);
+    throw new Error(`${what} is not part of this bundle (see wrangler.toml [alias])`);
   };
 }
 

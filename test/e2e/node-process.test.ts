@@ -4,7 +4,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_NAMES } from '../../lib/mcp/tools';
 import { findFreePort } from '../helpers/free-port';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 
@@ -55,6 +58,19 @@ describe('npm start as a process', () => {
         const res = await fetch(`http://127.0.0.1:${port}/api/gas`);
         expect(res.status).toBe(200);
         await waitForOutput(child, () => out, /GET \/api\/gas 200 \d+ms/);
+        // MCP through the official client: the bundle's stand-ins for zod's locales, Zod 3 and Ajv
+        // (wrangler.toml [alias]) are never reached, and bad input still gets zod's English message.
+        const mcp = new Client({ name: 'node-process-test', version: '1.0.0' });
+        await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/api/mcp`)));
+        expect((await mcp.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+        const gas = await mcp.callTool({ name: 'get_current_gas', arguments: {} });
+        expect(gas.isError, JSON.stringify(gas.content)).toBeFalsy();
+        const bad = await mcp.callTool({ name: 'get_l2_gas', arguments: { network: 'zksync' } });
+        expect(bad.isError).toBe(true);
+        expect(JSON.stringify(bad.content)).toContain('network must be one of');
+        const badCost = await mcp.callTool({ name: 'estimate_transaction_cost', arguments: { gasLimit: 0 } });
+        expect(JSON.stringify(badCost.content)).toContain('gasLimit must be at least 1');
+        await mcp.close();
         // The first scheduler tick (snapshot and hourly forecast, with PGlite on the event loop) runs at
         // start-up; the burst and the signal come after it, so they meet a serving process.
         await waitForOutput(child, () => out, /info scheduled run/);

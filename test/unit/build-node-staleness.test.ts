@@ -1,17 +1,24 @@
 // `npm start` rebuilds the Node host's bundle only when it is missing or older than one of its sources
 // (scripts/build-node.mjs, imported by scripts/start.mjs), checked on a project laid out in a temp dir.
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module script without type declarations
-import { bundleIsStale } from '../../scripts/build-node.mjs';
+import { bundleIsStale, workerAliases } from '../../scripts/build-node.mjs';
 
 const isStale = bundleIsStale as (root: string) => boolean;
+const aliasesOf = workerAliases as (root?: string) => Record<string, string>;
 const roots: string[] = [];
 
 /** A project with a source, the lockfile and optionally the build script and the bundle, each at the given time (seconds since the epoch). */
-function project(times: { bundle?: number; source: number; lock: number; script?: number }): string {
+function project(times: {
+  bundle?: number;
+  source: number;
+  lock: number;
+  script?: number;
+  aliases?: number;
+}): string {
   const root = mkdtempSync(join(tmpdir(), 'gas-build-node-'));
   roots.push(root);
   const file = (path: string, at: number) => {
@@ -22,6 +29,7 @@ function project(times: { bundle?: number; source: number; lock: number; script?
   file('lib/store/deep/source.ts', times.source);
   file('package-lock.json', times.lock);
   if (times.script !== undefined) file('scripts/build-node.mjs', times.script);
+  if (times.aliases !== undefined) file('wrangler.toml', times.aliases);
   if (times.bundle !== undefined) file('dist-node/main.mjs', times.bundle);
   return root;
 }
@@ -47,7 +55,32 @@ describe('the bundle npm start runs', () => {
     expect(isStale(project({ bundle: 2_000, source: 1_000, lock: 1_000, script: 2_500 }))).toBe(true);
   });
 
+  it("is stale when wrangler.toml is newer (its [alias] table is the bundle's too)", () => {
+    expect(isStale(project({ bundle: 2_000, source: 1_000, lock: 1_000, aliases: 2_500 }))).toBe(true);
+  });
+
   it('is stale when it is missing', () => {
     expect(isStale(project({ source: 1_000, lock: 1_000 }))).toBe(true);
+  });
+});
+
+describe("the Node host bundle's stand-ins", () => {
+  it("are wrangler.toml's [alias] table, each an existing file", () => {
+    const aliases = aliasesOf();
+    expect(Object.keys(aliases).sort()).toEqual([
+      'ajv',
+      'ajv-formats',
+      'zod',
+      'zod-to-json-schema',
+      'zod/v3',
+    ]);
+    for (const path of Object.values(aliases)) expect(existsSync(path)).toBe(true);
+  });
+
+  it('refuse a wrangler.toml without that table, instead of building without them', () => {
+    const root = mkdtempSync(join(tmpdir(), 'gas-build-node-'));
+    roots.push(root);
+    writeFileSync(join(root, 'wrangler.toml'), 'name = "x"\n');
+    expect(() => aliasesOf(root)).toThrow(/no \[alias\] entries/);
   });
 });
