@@ -62,9 +62,11 @@ export async function runSnapshotJob(deps: AppDeps, firedAt: number): Promise<Sn
         } satisfies SnapshotResult;
       }
       return db.transaction(async (tx) => {
+        // Pruned first: the oldest hour's sums are locked before the newest's, in the order every
+        // other writer of mainnet_hourly takes them (migration 0003), so none can deadlock with this.
+        const pruned = await pruneHistory(tx, deps.now());
         const mainnetWritten = mainnetRow ? await insertMainnetSnapshot(tx, mainnetRow) : false;
         const l2Written = l2.rows.length > 0 ? await insertL2Snapshots(tx, l2.rows) : [];
-        const pruned = await pruneHistory(tx, deps.now());
         return {
           slotStart,
           mainnet: mainnetWritten ? 'written' : mainnetOutcome,

@@ -46,25 +46,32 @@ export function bundleIsStale(root = PROJECT_ROOT) {
  * an esbuild plugin: the same stand-ins for what the service never runs (zod's locales, the MCP SDK's
  * Zod 3 support and Ajv; see worker-shims/unsupported.mjs) keep about 600 KB out of the Node host's
  * bundle too, which Node then compiles and runs at every start. Exact package names only, as
- * wrangler's aliases are (`zod/v4` stays zod's own).
+ * wrangler's aliases are (`zod/v4` stays zod's own). A line of the table this cannot read stops the
+ * build, so the two bundles never differ silently (a unit test compares it with wrangler's reading).
  */
 export function workerAliases(root = PROJECT_ROOT) {
   const toml = readFileSync(join(root, 'wrangler.toml'), 'utf8');
   const table = toml.split(/^\[alias\]\s*$/m)[1]?.split(/^\[/m)[0] ?? '';
-  const aliases = Object.fromEntries(
-    [...table.matchAll(/^"([^"]+)"\s*=\s*"([^"]+)"\s*$/gm)].map(([, name, path]) => [name, join(root, path)]),
-  );
+  const aliases = {};
+  for (const line of table.split('\n').map((l) => l.trim())) {
+    if (line === '' || line.startsWith('#')) continue;
+    const entry = /^"([^"]+)"\s*=\s*"([^"]+)"$/.exec(line);
+    if (!entry)
+      throw new Error(`wrangler.toml [alias]: cannot read ${JSON.stringify(line)}; write "package" = "path"`);
+    aliases[entry[1]] = join(root, entry[2]);
+  }
   if (Object.keys(aliases).length === 0) throw new Error('wrangler.toml has no [alias] entries');
   return aliases;
 }
 
 function aliasPlugin(aliases) {
+  const names = Object.keys(aliases).map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
   return {
     name: 'worker-aliases',
     setup(build) {
-      build.onResolve({ filter: /^[@\w]/ }, (args) =>
-        Object.hasOwn(aliases, args.path) ? { path: aliases[args.path] } : undefined,
-      );
+      build.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({
+        path: aliases[args.path],
+      }));
     },
   };
 }
@@ -89,7 +96,7 @@ export async function buildNode() {
         js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
       },
       // Whitespace, comments and syntax minified (identifiers kept, so stack traces stay readable):
-      // 2.3 MB instead of 3.3, and pure ASCII (some packages' comments are not), so V8 holds the
+      // 2.3 MB instead of 3.3 (1.7 MB with the aliases above), and pure ASCII (some packages' comments are not), so V8 holds the
       // source in one byte a character and compiles it about 50 ms sooner at every start.
       minifyWhitespace: true,
       minifySyntax: true,

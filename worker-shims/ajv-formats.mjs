@@ -1,2 +1,2 @@
-// `ajv-formats` in the Worker bundle (see unsupported.mjs).
+// `ajv-formats` in the Worker and Node host bundles (see unsupported.mjs).
 export { addFormats as default } from './unsupported.mjs';

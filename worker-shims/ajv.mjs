@@ -1,2 +1,2 @@
-// `ajv` in the Worker bundle (see unsupported.mjs).
+// `ajv` in the Worker and Node host bundles (see unsupported.mjs).
 export { Ajv as default } from './unsupported.mjs';

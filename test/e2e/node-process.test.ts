@@ -59,7 +59,7 @@ describe('npm start as a process', () => {
         expect(res.status).toBe(200);
         await waitForOutput(child, () => out, /GET \/api\/gas 200 \d+ms/);
         // MCP through the official client: the bundle's stand-ins for zod's locales, Zod 3 and Ajv
-        // (wrangler.toml [alias]) are never reached, and bad input still gets zod's English message.
+        // (wrangler.toml [alias]) are never reached, and bad input still gets its message.
         const mcp = new Client({ name: 'node-process-test', version: '1.0.0' });
         await mcp.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/api/mcp`)));
         expect((await mcp.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
