@@ -13,6 +13,10 @@ CREATE TABLE "mainnet_hourly" (
 -- subtractions on the hour's row, taken under its lock, so overlapping writers of one hour add up.
 -- Every statement locks its hours in ascending order (and the snapshot job prunes before it writes),
 -- so two writers of the same hours wait for each other instead of deadlocking.
+-- The start (UTC, whatever the session's time zone) of the hour holding a slot.
+CREATE FUNCTION "mainnet_hour"(slot_start timestamp with time zone) RETURNS timestamp with time zone
+	LANGUAGE sql STABLE AS $$ SELECT to_timestamp(floor(date_part('epoch', slot_start) / 3600) * 3600) $$;
+--> statement-breakpoint
 CREATE FUNCTION "mainnet_hourly_apply"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	IF TG_OP = 'TRUNCATE' THEN
@@ -21,7 +25,7 @@ BEGIN
 	END IF;
 	IF TG_OP IN ('DELETE', 'UPDATE') THEN
 		PERFORM 1 FROM "mainnet_hourly"
-		WHERE "hour" IN (SELECT to_timestamp(floor(date_part('epoch', "slot_start") / 3600) * 3600) FROM removed)
+		WHERE "hour" IN (SELECT "mainnet_hour"("slot_start") FROM removed)
 		ORDER BY "hour" FOR UPDATE;
 		UPDATE "mainnet_hourly" AS h
 		SET "snapshots" = h."snapshots" - r."snapshots",
@@ -29,7 +33,7 @@ BEGIN
 			"average_sum" = h."average_sum" - r."average_sum",
 			"high_sum" = h."high_sum" - r."high_sum"
 		FROM (
-			SELECT to_timestamp(floor(date_part('epoch', "slot_start") / 3600) * 3600) AS "hour",
+			SELECT "mainnet_hour"("slot_start") AS "hour",
 				count(*)::integer AS "snapshots", sum("low_gwei") AS "low_sum",
 				sum("average_gwei") AS "average_sum", sum("high_gwei") AS "high_sum"
 			FROM removed GROUP BY 1
@@ -37,11 +41,11 @@ BEGIN
 		WHERE h."hour" = r."hour";
 		DELETE FROM "mainnet_hourly"
 		WHERE "snapshots" <= 0
-			AND "hour" IN (SELECT to_timestamp(floor(date_part('epoch', "slot_start") / 3600) * 3600) FROM removed);
+			AND "hour" IN (SELECT "mainnet_hour"("slot_start") FROM removed);
 	END IF;
 	IF TG_OP IN ('INSERT', 'UPDATE') THEN
 		INSERT INTO "mainnet_hourly" AS h ("hour", "snapshots", "low_sum", "average_sum", "high_sum")
-		SELECT to_timestamp(floor(date_part('epoch', "slot_start") / 3600) * 3600), count(*)::integer,
+		SELECT "mainnet_hour"("slot_start"), count(*)::integer,
 			sum("low_gwei"), sum("average_gwei"), sum("high_gwei")
 		FROM added GROUP BY 1 ORDER BY 1
 		ON CONFLICT ("hour") DO UPDATE
@@ -68,6 +72,6 @@ CREATE TRIGGER "mainnet_hourly_truncate" AFTER TRUNCATE ON "mainnet_snapshots"
 --> statement-breakpoint
 -- The hours already stored.
 INSERT INTO "mainnet_hourly" ("hour", "snapshots", "low_sum", "average_sum", "high_sum")
-SELECT to_timestamp(floor(date_part('epoch', "slot_start") / 3600) * 3600), count(*)::integer,
+SELECT "mainnet_hour"("slot_start"), count(*)::integer,
 	sum("low_gwei"), sum("average_gwei"), sum("high_gwei")
 FROM "mainnet_snapshots" GROUP BY 1;
