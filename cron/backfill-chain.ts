@@ -1,3 +1,4 @@
+import { getBlock, getFeeHistory } from 'viem/actions';
 import type { AppDeps } from '../lib/deps';
 import { assertFeeHistoryShape, type FeeHistory, TIER_PERCENTILES } from '../lib/oracle/fee-history';
 import { MAX_SANE_GWEI } from '../lib/oracle/sanity';
@@ -51,7 +52,7 @@ export function createBackfillChain(
   const blockTime = async (tag: bigint | 'latest'): Promise<BlockTime> => {
     calls += 1;
     const { value } = await pool.request(async (client) => {
-      const block = await client.getBlock(tag === 'latest' ? { blockTag: 'latest' } : { blockNumber: tag });
+      const block = await getBlock(client, tag === 'latest' ? { blockTag: 'latest' } : { blockNumber: tag });
       if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
         throw new RpcAttemptError('malformed', 'block without number or timestamp');
       }
@@ -71,7 +72,7 @@ export function createBackfillChain(
       if (count < 1 || count > MAX_FEE_HISTORY_BLOCKS) throw new RangeError(`cannot ask for ${count} blocks`);
       calls += 1;
       const answer = await pool.request(async (client) => {
-        const raw = await client.getFeeHistory({
+        const raw = await getFeeHistory(client, {
           blockCount: count,
           blockNumber: BigInt(to),
           rewardPercentiles: [...TIER_PERCENTILES],

@@ -1,4 +1,4 @@
-import type { PublicClient } from 'viem';
+import { getBlock, getGasPrice } from 'viem/actions';
 import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import type { L2Network } from '../l2/networks';
@@ -6,7 +6,7 @@ import { weiToGwei } from '../units';
 import { readArbitrumL1GasUnits } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
-import { createRpcPool, type RpcPoolOptions } from './rpc-pool';
+import { createRpcPool, type RpcClient, type RpcPoolOptions } from './rpc-pool';
 
 /** Providers may trail the best head seen by about this much time before their answers are refused. */
 const MAX_LAG_MS = 60_000;
@@ -130,7 +130,7 @@ export async function readL2Network(
  * (the L1 fee, the NodeInterface) each as their own request on `single`, so a slow contract call
  * cannot hold the gas price.
  */
-async function readSample(client: PublicClient, single: PublicClient, network: L2Network): Promise<Sample> {
+async function readSample(client: RpcClient, single: RpcClient, network: L2Network): Promise<Sample> {
   const call = rpcCall(client);
   const contract = rpcCall(single);
   const l1 = network.hasL1DataFee ? settle(readL1FeeWei(contract, network.chainId)) : null;
@@ -138,8 +138,8 @@ async function readSample(client: PublicClient, single: PublicClient, network: L
     network.priorityFee === 'market' ? settle(readQuantity(call, 'eth_maxPriorityFeePerGas')) : null;
   const l1Gas = network.hasL1GasUnits ? settle(readArbitrumL1GasUnits(contract)) : null;
   const [gasPriceWei, block] = await Promise.all([
-    client.getGasPrice(),
-    client.getBlock({ blockTag: 'latest' }),
+    getGasPrice(client),
+    getBlock(client, { blockTag: 'latest' }),
   ]);
   if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
     throw new RpcAttemptError('malformed', 'latest block without number or timestamp');
@@ -184,7 +184,7 @@ async function readQuantity(call: ReturnType<typeof rpcCall>, method: string): P
 }
 
 /** Adapts a viem client to the plain JSON-RPC call the oracle reader takes. */
-function rpcCall(client: PublicClient) {
+function rpcCall(client: RpcClient) {
   return (method: string, params: unknown[]) =>
-    client.request({ method, params } as unknown as Parameters<PublicClient['request']>[0]);
+    client.request({ method, params } as unknown as Parameters<RpcClient['request']>[0]);
 }

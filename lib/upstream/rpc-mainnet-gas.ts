@@ -1,4 +1,4 @@
-import type { PublicClient } from 'viem';
+import { getBlock } from 'viem/actions';
 import { type AppDeps, getState } from '../deps';
 import { type BlobFees, readBlobFees } from '../oracle/blob-fees';
 import {
@@ -12,7 +12,7 @@ import { computeWalletFees, type WalletFees } from '../oracle/wallet-fees';
 import { parseFeeHistory } from './fee-history-wire';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
 import { createPoolHealth } from './rpc-health';
-import { createRpcPool, getPoolStateKey, type RpcPoolOptions } from './rpc-pool';
+import { createRpcPool, getPoolStateKey, type RpcClient, type RpcPoolOptions } from './rpc-pool';
 
 /** Ethereum mainnet. */
 export const MAINNET_CHAIN_ID = 1;
@@ -79,15 +79,13 @@ export async function readMainnetGasFromRpc(
   };
 }
 
-async function readSample(client: PublicClient): Promise<FeeSample> {
+async function readSample(client: RpcClient): Promise<FeeSample> {
   const call = (method: string, params: unknown[]) =>
-    client.request({ method, params } as unknown as Parameters<
-      PublicClient['request']
-    >[0]) as Promise<unknown>;
+    client.request({ method, params } as unknown as Parameters<RpcClient['request']>[0]) as Promise<unknown>;
   // Issued in the same tick, so a batching transport sends them as one JSON-RPC batch.
   const [rawHistory, block, blobFee] = await Promise.all([
     call('eth_feeHistory', [`0x${FEE_HISTORY_BLOCKS.toString(16)}`, 'latest', [...READING_PERCENTILES]]),
-    client.getBlock({ blockTag: 'latest' }),
+    getBlock(client, { blockTag: 'latest' }),
     call('eth_blobBaseFee', []).then(
       (value) => ({ value }),
       (error: unknown) => ({ failure: classifyRpcError(error).kind }),

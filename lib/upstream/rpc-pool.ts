@@ -1,4 +1,5 @@
-import { createPublicClient, http, type PublicClient } from 'viem';
+import { type Client, createClient, type HttpTransport, http } from 'viem';
+import { getChainId } from 'viem/actions';
 import type { RpcEndpoint } from '../config';
 import { type AppDeps, getState } from '../deps';
 import { classifyRpcError, RpcAttemptError, type RpcFailure, RpcPoolError } from './rpc-errors';
@@ -45,11 +46,18 @@ export interface RpcPoolOptions extends Partial<FreshnessLimits> {
 }
 
 /**
+ * A bare viem client: calls go through viem's standalone actions (`viem/actions`), not the methods of
+ * `createPublicClient`, which brings every public action and with them code the Worker bundle would
+ * carry for nothing (ENS, call simulation, the secp256k1 curve for signature checks).
+ */
+export type RpcClient = Client<HttpTransport>;
+
+/**
  * One attempt's work on one provider. `client` batches the calls made in the same tick when the pool
  * batches; `single` sends each call as its own request, for a call that must not hold the others (a
  * contract call that may hang), and is `client` itself when the pool does not batch.
  */
-export type RpcCallFn<T> = (client: PublicClient, provider: RpcProvider, single: PublicClient) => Promise<T>;
+export type RpcCallFn<T> = (client: RpcClient, provider: RpcProvider, single: RpcClient) => Promise<T>;
 
 /** A validated answer and the label of the provider that gave it. */
 export interface RpcAnswer<T> {
@@ -98,7 +106,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
   ): Promise<T> {
     const providerHealth = getProviderHealth(health, provider.key);
     const clientFor = (batch: boolean) =>
-      createPublicClient({
+      createClient({
         transport: http(provider.url, {
           timeout: timeoutMs,
           retryCount: 0,
@@ -112,14 +120,14 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
       });
     // The chain-id check runs beside the call, and the first failure of either ends the attempt: a
     // provider on the wrong chain is dropped as soon as it says so, not when its other answers are in.
-    const checkChain = async (client: PublicClient) => {
+    const checkChain = async (client: RpcClient) => {
       if (providerHealth.chainVerified) return;
-      if ((await client.getChainId()) !== options.chainId) {
+      if ((await getChainId(client)) !== options.chainId) {
         throw new RpcAttemptError('wrong-chain', 'unexpected chain id');
       }
       providerHealth.chainVerified = true;
     };
-    const run = async (client: PublicClient, single: PublicClient) =>
+    const run = async (client: RpcClient, single: RpcClient) =>
       (await Promise.all([checkChain(client), call(client, provider, single)]))[1];
     const batch = options.batch === true && !providerHealth.batchRefused;
     let value: T;
