@@ -141,7 +141,7 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
       };
       const read = route.answer.read(deps, route.query);
       try {
-        const entry = await renderedEntry(rendered, route, await read, deps, request.url);
+        const entry = renderedEntry(rendered, route, await read, deps, request.url);
         // Only for a URL still remembered: one forgotten during the read must not come back here.
         if (routes.get(request.url) === route) hot.set(request.url, { entry, ...since });
         answered += 1;
@@ -177,7 +177,7 @@ export async function serveCached<Q, V, B, E extends CachedEnv>(
   const value = await ((routes?.takePrefetched(c.req.raw) as Promise<V> | undefined) ??
     answer.read(deps, query));
   const route: AnswerRoute = { answer, query, key: cacheKeyOf(c), path: c.req.path };
-  const entry = await renderedEntry(c.var.rendered, route, value, deps, c.req.url);
+  const entry = renderedEntry(c.var.rendered, route, value, deps, c.req.url);
   const res = respondWith(entry, c.req.header('If-None-Match'));
   routes?.remember(c.req.url, route);
   return res as Response & TypedResponse<B, 200, 'json'>;
@@ -190,7 +190,7 @@ function renderedEntry(
   value: unknown,
   deps: AppDeps,
   url: string,
-): Promise<RenderedJson> {
+): RenderedJson {
   const { body, options } = route.answer.present(value, publicBaseUrl(deps.config.publicBaseUrl, url));
   return renderedJson(rendered, route.key, route.path, body, options);
 }

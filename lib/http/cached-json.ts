@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { cacheControlFor } from './cache-control';
 import { markStamped, responseHeaderRecord } from './headers';
@@ -45,20 +46,20 @@ export interface CachedJsonOptions {
  * `body` may be a function: with `basis` (the values the body is made from, such as the service's
  * cached reading and the base address), it is not even built while those values are the same ones.
  */
-export async function renderedJson(
+export function renderedJson(
   cache: RenderedJsonCache,
   key: string,
   path: string,
   body: unknown,
   options: CachedJsonOptions,
-): Promise<RenderedJson> {
+): RenderedJson {
   const cacheControl = options.cacheControl ?? cacheControlFor(path) ?? 'no-store';
   let entry = cache.get(key);
   const fresh = entry?.headers['Cache-Control'] === cacheControl;
   if (!entry || !fresh || !options.basis || !sameBasis(entry.basis, options.basis)) {
     const value = typeof body === 'function' ? (body as () => unknown)() : body;
     if (!entry || !fresh || !sameJson(entry.source, value)) {
-      entry = await render(value, cacheControl, options.updatedAt);
+      entry = render(value, cacheControl, options.updatedAt);
     }
     entry.basis = options.basis;
     cache.set(key, entry);
@@ -88,14 +89,14 @@ export function cacheKeyOf(c: Context): string {
 /** The largest body served as text (see RenderedJson's `body`). */
 const MAX_TEXT_BODY = 16_384;
 
-async function render(
+function render(
   source: unknown,
   cacheControl: string,
   updatedAt: CachedJsonOptions['updatedAt'],
-): Promise<RenderedJson> {
+): RenderedJson {
   const text = JSON.stringify(source);
   const bytes = new TextEncoder().encode(text);
-  const etag = await strongEtag(bytes);
+  const etag = strongEtag(bytes);
   const caching: Record<string, string> = { 'Cache-Control': cacheControl, ETag: etag };
   if (updatedAt !== undefined) caching['Last-Modified'] = new Date(updatedAt).toUTCString();
   return {
@@ -107,11 +108,14 @@ async function render(
   };
 }
 
-/** A strong validator: the first 128 bits of the body's SHA-256, so equal bytes give equal tags on any host. */
-export async function strongEtag(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as BufferSource));
-  const b64 = btoa(String.fromCharCode(...digest.subarray(0, 16)));
-  return `"${b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}"`;
+/**
+ * A strong validator: the first 128 bits of the body's SHA-256, so equal bytes give equal tags on any
+ * host. Hashed in the calling turn (node:crypto, also in the Worker under nodejs_compat): Web Crypto's
+ * digest resolves on Node from the thread pool, so a render waited for the event loop's next turn, and
+ * while a scheduled job held the thread (PGlite's queries run on it) requests waited for that job.
+ */
+export function strongEtag(bytes: Uint8Array): string {
+  return `"${createHash('sha256').update(bytes).digest().subarray(0, 16).toString('base64url')}"`;
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 13.1.2): `W/` is ignored, `*` matches any current tag. */

@@ -19,6 +19,21 @@ describe('Worker host in workerd', () => {
     expect(doc.info.version).toBe('1.0.0');
   });
 
+  it('tags a body with the first 128 bits of its SHA-256, as Web Crypto in workerd computes it', async () => {
+    // The tag is hashed with node:crypto (nodejs_compat); a client or cache must get the same tag
+    // for the same bytes from the Worker and from the Node host.
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request('https://gas.test/openapi.json?etag-test'), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const body = new Uint8Array(await res.arrayBuffer());
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body));
+    const b64url = btoa(String.fromCharCode(...digest.subarray(0, 16)))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+    expect(res.headers.get('ETag')).toBe(`"${b64url}"`);
+  });
+
   it('answers an unknown path with a 404 problem carrying CORS and the informational headers', async () => {
     const ctx = createExecutionContext();
     const res = await worker.fetch(new Request('https://gas.test/nope'), env, ctx);
