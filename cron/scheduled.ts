@@ -22,21 +22,27 @@ export const SCHEDULED_JOBS: ScheduledJob[] = [
 ];
 
 /**
- * Runs every scheduled job once. A failing job is logged and never stops the others; the next tick
- * retries, so nothing is lost by a failure here.
+ * Runs every scheduled job once, one after another in their order: the slot's snapshot first, so its
+ * upstream reads are taken as early in the slot as they can be, and requests that arrive meanwhile
+ * (the first ones after a start, or a refresh) share those reads instead of queueing behind the
+ * hourly jobs' forecasting and queries, which on the Node host run on the same thread. A failing job
+ * is logged and never stops the others; the next tick retries, so nothing is lost by a failure here.
  */
 export async function runScheduledJobs(deps: AppDeps, firedAt: number, jobs = SCHEDULED_JOBS): Promise<void> {
   const started = deps.now();
-  const results = await Promise.allSettled(jobs.map((job) => job.run(deps, firedAt)));
-  results.forEach((result, i) => {
-    const name = jobs[i]?.name ?? 'job';
-    if (result.status === 'rejected')
-      deps.log.error('scheduled job failed', { job: name, error: String(result.reason) });
-  });
+  let failed = 0;
+  for (const job of jobs) {
+    try {
+      await job.run(deps, firedAt);
+    } catch (error) {
+      failed += 1;
+      deps.log.error('scheduled job failed', { job: job.name, error: String(error) });
+    }
+  }
   deps.log.info('scheduled run', {
     firedAt: new Date(firedAt).toISOString(),
     jobs: jobs.length,
-    failed: results.filter((r) => r.status === 'rejected').length,
+    failed,
     ms: deps.now() - started,
   });
 }
