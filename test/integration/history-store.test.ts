@@ -28,6 +28,7 @@ import {
   countRows,
   ENGINE_KINDS,
   type EngineLab,
+  expectSumsMatchSnapshots,
   queryRows,
   startEngineLab,
 } from './helpers/history-engines';
@@ -399,24 +400,3 @@ describe('the hourly sums migration on a store that already holds snapshots', ()
     }
   });
 });
-
-/** Every stored hour's count and means equal those of a direct aggregate over the snapshots. */
-async function expectSumsMatchSnapshots(engine: Pick<DatabaseEngine, 'withDb'>): Promise<void> {
-  const direct = await engine.withDb((db) =>
-    queryRows(
-      db,
-      sql`SELECT floor(date_part('epoch', slot_start) / 3600) * 3600 AS hour, count(*)::int AS n,
-        avg(low_gwei) AS low, avg(average_gwei) AS average, avg(high_gwei) AS high
-      FROM mainnet_snapshots GROUP BY 1 ORDER BY 1`,
-    ),
-  );
-  const { hours, snapshotCount } = await engine.withDb((db) => readHourlyHistory(db, 0));
-  expect(hours.map((h) => h.time)).toEqual(direct.map((row) => Number(row.hour) * 1000));
-  expect(snapshotCount).toBe(direct.reduce((sum, row) => sum + Number(row.n), 0));
-  hours.forEach((hour, i) => {
-    const row = direct[i] ?? {};
-    expect(hour.low).toBeCloseTo(Number(row.low), 9);
-    expect(hour.average).toBeCloseTo(Number(row.average), 9);
-    expect(hour.high).toBeCloseTo(Number(row.high), 9);
-  });
-}

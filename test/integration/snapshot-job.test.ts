@@ -1,13 +1,25 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runSnapshotJob, type SnapshotResult } from '../../cron/snapshot-job';
-import { insertMainnetSnapshot } from '../../lib/store/history-writes';
+import type { DatabaseEngine } from '../../lib/store/engines';
+import {
+  insertMainnetSnapshot,
+  insertMainnetSnapshots,
+  type MainnetSnapshot,
+} from '../../lib/store/history-writes';
 import { SLOT_MS, slotStartOf } from '../../lib/store/slots';
 import { expectNoLeaks, L2_NAMES } from '../upstreams';
-import { clearHistory, countRows, ENGINE_KINDS, queryRows } from './helpers/history-engines';
+import {
+  clearHistory,
+  countRows,
+  ENGINE_KINDS,
+  expectSumsMatchSnapshots,
+  queryRows,
+} from './helpers/history-engines';
 import { useJobLab } from './helpers/job-lab';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 const ALL_L2 = [...L2_NAMES].sort();
 
 const jobs = useJobLab();
@@ -163,3 +175,82 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
     expect(next).toMatchObject({ mainnet: 'written', pruned: { mainnet: 1, l2: 0 } });
   });
 });
+
+// The hourly sums (migration 0003) lock each hour's row, in ascending order within a statement. The
+// job's transaction prunes (the oldest hour) before it writes (the newest), so a writer of the same
+// hours waits for it instead of closing a cycle. PGlite has one connection, so this is PostgreSQL's.
+describe.each(['pg', 'neon'] as const)('snapshot job beside a bulk writer on %s', (kind) => {
+  const engine = () => jobs.engine(kind);
+
+  it('waits, never deadlocks, when a bulk write of the hour it pruned and the hour it writes comes in mid-transaction', async () => {
+    await engine().withDb(clearHistory);
+    clock.ms = slotStartOf(clock.ms) + 10_000;
+    const slot = slotStartOf(clock.ms);
+    const hour = Math.floor(slot / HOUR_MS) * HOUR_MS;
+    const old = slotStartOf(clock.ms - 36 * DAY_MS);
+    const row = (slotStart: number, gwei: number): MainnetSnapshot => ({
+      slotStart,
+      readAt: slotStart + 1_000,
+      blockNumber: 1,
+      baseFeeGwei: gwei,
+      lowGwei: gwei,
+      averageGwei: gwei,
+      highGwei: gwei,
+      source: 'test',
+    });
+    // Another slot of the job's hour, and one of the hour it prunes: both hours have sums.
+    const other = slot === hour ? slot + SLOT_MS : hour;
+    await engine().withDb((db) => insertMainnetSnapshots(db, [row(old, 1), row(other, 2)]));
+
+    // A gate: a transaction holds the job's hour, so the job stops at its write, mid-transaction.
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const gate = engine().withDb((db) =>
+      db.transaction(async (tx) => {
+        await tx.execute(
+          sql`SELECT 1 FROM mainnet_hourly WHERE hour = ${new Date(hour).toISOString()} FOR UPDATE`,
+        );
+        held();
+        await opened;
+      }),
+    );
+    await holding;
+    const job = runSnapshotJob(depsOn(engine()), clock.ms);
+    await waitForLockWaiters(engine(), 1);
+    // One statement over both hours (an import or a backfill chunk), in ascending hour order.
+    const bulk = engine().withDb((db) =>
+      insertMainnetSnapshots(db, [row(old + SLOT_MS, 3), row(other + 2 * SLOT_MS, 4)]),
+    );
+    await waitForLockWaiters(engine(), 2);
+    open();
+    const [gated, ran, wrote] = await Promise.allSettled([gate, job, bulk]);
+    expect(gated.status).toBe('fulfilled');
+    expect(ran).toMatchObject({ status: 'fulfilled', value: { mainnet: 'written', pruned: { mainnet: 1 } } });
+    // The bulk write came after the prune, so its row of the old hour stays (the next run prunes it).
+    expect(wrote).toEqual({ status: 'fulfilled', value: 2 });
+    expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(4);
+    await expectSumsMatchSnapshots(engine());
+  });
+});
+
+/** Waits until exactly `count` other sessions of this database are waiting for a lock. */
+async function waitForLockWaiters(engine: DatabaseEngine, count: number): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    const [found] = await engine.withDb((db) =>
+      queryRows(
+        db,
+        sql`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+      ),
+    );
+    if (Number(found?.n) === count) return;
+    if (tries > 1_000) throw new Error(`${Number(found?.n)} sessions wait for a lock, not ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

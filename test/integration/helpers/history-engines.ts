@@ -1,6 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { expect } from 'vitest';
 import type { Database } from '../../../lib/store/database';
 import { type DatabaseEngine, openDatabase } from '../../../lib/store/engines';
+import { readHourlyHistory } from '../../../lib/store/history-queries';
 import { type NeonRelay, startNeonRelay, useNeonRelay } from './neon-ws-relay';
 import { type PostgresServer, startPostgres } from './postgres-server';
 
@@ -84,4 +86,25 @@ export async function countRows(
 ): Promise<number> {
   const rows = await queryRows(db, sql`SELECT count(*)::int AS n FROM ${sql.identifier(table)}`);
   return Number(rows[0]?.n);
+}
+
+/** Every stored hour's count and means equal those of a direct aggregate over the snapshots. */
+export async function expectSumsMatchSnapshots(engine: Pick<DatabaseEngine, 'withDb'>): Promise<void> {
+  const direct = await engine.withDb((db) =>
+    queryRows(
+      db,
+      sql`SELECT floor(date_part('epoch', slot_start) / 3600) * 3600 AS hour, count(*)::int AS n,
+        avg(low_gwei) AS low, avg(average_gwei) AS average, avg(high_gwei) AS high
+      FROM mainnet_snapshots GROUP BY 1 ORDER BY 1`,
+    ),
+  );
+  const { hours, snapshotCount } = await engine.withDb((db) => readHourlyHistory(db, 0));
+  expect(hours.map((h) => h.time)).toEqual(direct.map((row) => Number(row.hour) * 1000));
+  expect(snapshotCount).toBe(direct.reduce((sum, row) => sum + Number(row.n), 0));
+  hours.forEach((hour, i) => {
+    const row = direct[i] ?? {};
+    expect(hour.low).toBeCloseTo(Number(row.low), 9);
+    expect(hour.average).toBeCloseTo(Number(row.average), 9);
+    expect(hour.high).toBeCloseTo(Number(row.high), 9);
+  });
 }
