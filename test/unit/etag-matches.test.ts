@@ -31,6 +31,8 @@ describe('strongEtag', () => {
     expect(strongEtag(new TextEncoder().encode('abc'))).toBe('"ungWv48Bz-pBQUDeXa4iIw"');
     // Equal bytes, equal tags; one byte more, another tag.
     expect(strongEtag(new TextEncoder().encode('abc'))).toBe(strongEtag(Uint8Array.of(0x61, 0x62, 0x63)));
-    expect(strongEtag(new TextEncoder().encode('abcd'))).not.toBe(strongEtag(new TextEncoder().encode('abc')));
+    expect(strongEtag(new TextEncoder().encode('abcd'))).not.toBe(
+      strongEtag(new TextEncoder().encode('abc')),
+    );
   });
 });
