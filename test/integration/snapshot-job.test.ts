@@ -184,9 +184,11 @@ describe.each(['pg', 'neon'] as const)('snapshot job beside a bulk writer on %s'
 
   it('waits, never deadlocks, when a bulk write of the hour it pruned and the hour it writes comes in mid-transaction', async () => {
     await engine().withDb(clearHistory);
-    clock.ms = slotStartOf(clock.ms) + 10_000;
+    // The job's slot is the sixth of the next hour, so the other slots written below are in its hour,
+    // never it, whatever the time the test runs at (the clock only moves forward).
+    const hour = Math.floor(clock.ms / HOUR_MS) * HOUR_MS + HOUR_MS;
+    clock.ms = hour + 5 * SLOT_MS + 10_000;
     const slot = slotStartOf(clock.ms);
-    const hour = Math.floor(slot / HOUR_MS) * HOUR_MS;
     const old = slotStartOf(clock.ms - 36 * DAY_MS);
     const row = (slotStart: number, gwei: number): MainnetSnapshot => ({
       slotStart,
@@ -199,7 +201,7 @@ describe.each(['pg', 'neon'] as const)('snapshot job beside a bulk writer on %s'
       source: 'test',
     });
     // Another slot of the job's hour, and one of the hour it prunes: both hours have sums.
-    const other = slot === hour ? slot + SLOT_MS : hour;
+    const other = hour + SLOT_MS;
     await engine().withDb((db) => insertMainnetSnapshots(db, [row(old, 1), row(other, 2)]));
 
     // A gate: a transaction holds the job's hour, so the job stops at its write, mid-transaction.
@@ -231,7 +233,10 @@ describe.each(['pg', 'neon'] as const)('snapshot job beside a bulk writer on %s'
     open();
     const [gated, ran, wrote] = await Promise.allSettled([gate, job, bulk]);
     expect(gated.status).toBe('fulfilled');
-    expect(ran).toMatchObject({ status: 'fulfilled', value: { mainnet: 'written', pruned: { mainnet: 1 } } });
+    expect(ran).toMatchObject({
+      status: 'fulfilled',
+      value: { slotStart: slot, mainnet: 'written', pruned: { mainnet: 1 } },
+    });
     // The bulk write came after the prune, so its row of the old hour stays (the next run prunes it).
     expect(wrote).toEqual({ status: 'fulfilled', value: 2 });
     expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(4);
