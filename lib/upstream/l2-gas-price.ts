@@ -6,7 +6,7 @@ import { weiToGwei } from '../units';
 import { readArbitrumL1GasUnits } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
-import { createRpcPool, type RpcClient, type RpcPoolOptions } from './rpc-pool';
+import { createRpcPool, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
 
 /** Providers may trail the best head seen by about this much time before their answers are refused. */
 const MAX_LAG_MS = 60_000;
@@ -181,10 +181,4 @@ async function readQuantity(call: ReturnType<typeof rpcCall>, method: string): P
     throw new RpcAttemptError('malformed', `${method} is not a quantity`);
   }
   return BigInt(value);
-}
-
-/** Adapts a viem client to the plain JSON-RPC call the oracle reader takes. */
-function rpcCall(client: RpcClient) {
-  return (method: string, params: unknown[]) =>
-    client.request({ method, params } as unknown as Parameters<RpcClient['request']>[0]);
 }

@@ -12,7 +12,7 @@ import { computeWalletFees, type WalletFees } from '../oracle/wallet-fees';
 import { parseFeeHistory } from './fee-history-wire';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
 import { createPoolHealth } from './rpc-health';
-import { createRpcPool, getPoolStateKey, type RpcClient, type RpcPoolOptions } from './rpc-pool';
+import { createRpcPool, getPoolStateKey, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
 
 /** Ethereum mainnet. */
 export const MAINNET_CHAIN_ID = 1;
@@ -80,8 +80,7 @@ export async function readMainnetGasFromRpc(
 }
 
 async function readSample(client: RpcClient): Promise<FeeSample> {
-  const call = (method: string, params: unknown[]) =>
-    client.request({ method, params } as unknown as Parameters<RpcClient['request']>[0]) as Promise<unknown>;
+  const call = rpcCall(client);
   // Issued in the same tick, so a batching transport sends them as one JSON-RPC batch.
   const [rawHistory, block, blobFee] = await Promise.all([
     call('eth_feeHistory', [`0x${FEE_HISTORY_BLOCKS.toString(16)}`, 'latest', [...READING_PERCENTILES]]),

@@ -52,6 +52,12 @@ export interface RpcPoolOptions extends Partial<FreshnessLimits> {
  */
 export type RpcClient = Client<HttpTransport>;
 
+/** A client as a plain JSON-RPC call (any method, untyped answer), as the readers and oracles take it. */
+export function rpcCall(client: RpcClient) {
+  return (method: string, params: unknown[]): Promise<unknown> =>
+    client.request({ method, params } as unknown as Parameters<RpcClient['request']>[0]);
+}
+
 /**
  * One attempt's work on one provider. `client` batches the calls made in the same tick when the pool
  * batches; `single` sends each call as its own request, for a call that must not hold the others (a
