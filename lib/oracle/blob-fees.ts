@@ -70,15 +70,7 @@ export function readBlobFees(
     if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
       throw new OracleError('blobGasUsedRatio out of [0, 1]');
   }
-  // Every fork so far moves the blob fee by well under 1/8 per block (EIP-4844 sized the update
-  // fraction for that); 1/4 and 1 wei of rounding leave room for future forks without letting noise in.
-  for (let i = 1; i < fees.length; i += 1) {
-    const before = fees[i - 1] as bigint;
-    const after = fees[i] as bigint;
-    if (after * 4n > before * 5n + 4n || after * 4n + 4n < before * 3n) {
-      throw new OracleError('blob base fee moves faster than any fork allows');
-    }
-  }
+  assertProtocolSteps(fees);
   const latest = fees[blocks - 1] as bigint;
   const next = fees[blocks] as bigint;
   if (blobBaseFee !== null && blobBaseFee !== latest && blobBaseFee !== next) {
@@ -92,6 +84,29 @@ export function readBlobFees(
     blobGasUsedRatio: mean,
     maxBlobsPerBlock: deriveMaxBlobs(header.blobGasUsed, ratios[blocks - 1] as number),
   };
+}
+
+/**
+ * Within a fork the protocol moves the blob fee by well under 1/8 per block (EIP-4844 sized the update
+ * fraction for that; EIP-7918's reserve-price branch moves it less); 1/4 and 1 wei of rounding leave
+ * room for future forks without letting noise in. A fork that raises the update fraction (Prague, and
+ * each blob-parameter-only fork of EIP-7892) keeps the excess blob gas as it was, so at its first block
+ * the fee falls at once to about fee^(old fraction / new fraction): on mainnet BPO1 took it from 0.0115
+ * to 0.00002 gwei in one block, BPO2 from 0.0017 to 0.00003. One such fall in the window is accepted
+ * (forks are weeks apart); a rise past the bound, or a second fall, is not.
+ */
+function assertProtocolSteps(fees: readonly bigint[]): void {
+  let forkFalls = 0;
+  for (let i = 1; i < fees.length; i += 1) {
+    const before = fees[i - 1] as bigint;
+    const after = fees[i] as bigint;
+    if (after * 4n > before * 5n + 4n)
+      throw new OracleError('blob base fee rises faster than any fork allows');
+    if (after * 4n + 4n < before * 3n) {
+      forkFalls += 1;
+      if (forkFalls > 1) throw new OracleError('blob base fee falls faster than a fork allows, twice');
+    }
+  }
 }
 
 function assertSaneBlobFee(fee: bigint): void {

@@ -213,6 +213,25 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     }
   });
 
+  it("serves from the providers through a blob-parameter fork's one-block fall of the blob fee", async () => {
+    // Mainnet's BPO2 activation (2026-01-07): 1,686,487 wei, then 32,568 wei at the fork's first block.
+    const steady = [30_000_000_000n, 30_000_000_000n, 30_000_000_000n];
+    const tips = [1n, 1_000_000_000n, 2_000_000_000n, 3_000_000_000n];
+    for (const sim of upstreams.mainnet) {
+      sim.setFeeHistory({
+        baseFeePerGas: steady,
+        gasUsedRatio: [0.5, 0.5],
+        reward: [tips, tips],
+        baseFeePerBlobGas: [1_686_487n, 32_568n, 34_001n],
+        blobGasUsedRatio: [0.6, 0.7],
+      });
+    }
+    const { res, body } = await getGas(createTestDeps(upstreams.env));
+    expect(res.status).toBe(200);
+    expect(body.source).toBe(labelOf(0));
+    expect(body).toMatchObject({ blobBaseFee: gwei(32_568n), nextBlobBaseFee: gwei(34_001n) });
+  });
+
   it('rejects a provider whose blob fee is absurd and fails over, like an absurd fee history', async () => {
     const history = {
       baseFeePerGas: [30_000_000_000n, 30_000_000_000n, 30_000_000_000n],

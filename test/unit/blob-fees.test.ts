@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { readBlobFees } from '../../lib/oracle/blob-fees';
 import { type FeeHistory, OracleError } from '../../lib/oracle/fee-history';
-import { BPO2, computeBlobBaseFee, computeNextExcessBlobGas, GAS_PER_BLOB } from '../upstreams/blob-market';
+import {
+  BPO1,
+  BPO2,
+  computeBlobBaseFee,
+  computeNextExcessBlobGas,
+  GAS_PER_BLOB,
+} from '../upstreams/blob-market';
 import { loadRealBlobBlocks } from '../upstreams/shared-data';
 
 const blocks = loadRealBlobBlocks();
@@ -95,6 +101,33 @@ describe('readBlobFees', () => {
     });
   });
 
+  /**
+   * The same real blocks as if BPO2 activated at window block `forkAt`: blocks before it priced with
+   * BPO1's update fraction, the rest with BPO2's, the excess blob gas unchanged (as at the real fork).
+   */
+  function forkHistory(forkAt: number) {
+    const { history, header } = realHistory(400, 20);
+    const window = blocks.slice(400, 421);
+    const baseFeePerBlobGas = window.map((b, i) =>
+      i < forkAt ? computeBlobBaseFee(b.excessBlobGas, BPO1.updateFraction) : b.blobBaseFee,
+    );
+    return { history: { ...history, baseFeePerBlobGas }, header };
+  }
+
+  it.each([
+    ['mid-window', 8],
+    ['at the next block (the fork its first block)', 20],
+  ])('accepts the one-block fall of a blob-parameter fork %s (BPO1 to BPO2)', (_, forkAt) => {
+    const { history, header } = forkHistory(forkAt);
+    const fees = history.baseFeePerBlobGas!;
+    // The fork's own step falls far past the within-fork bound (mainnet's BPO2 hour: 1.69M to 32,568 wei).
+    expect(fees[forkAt - 1]! / fees[forkAt]!).toBeGreaterThan(10n);
+    expect(readBlobFees(history, null, header)).toMatchObject({
+      blobBaseFee: fees[19],
+      nextBlobBaseFee: fees[20],
+    });
+  });
+
   it.each([
     ['an eth_blobBaseFee matching neither block', (h: FeeHistory) => h, 999n, {}],
     [
@@ -120,6 +153,17 @@ describe('readBlobFees', () => {
       (h: FeeHistory) => ({
         ...h,
         baseFeePerBlobGas: h.baseFeePerBlobGas!.with(5, h.baseFeePerBlobGas![5]! * 10n),
+      }),
+      null,
+      {},
+    ],
+    [
+      'a blob fee falling 10x twice in one window (one fork, not two)',
+      (h: FeeHistory) => ({
+        ...h,
+        baseFeePerBlobGas: h.baseFeePerBlobGas!.map((fee, i) =>
+          i >= 15 ? fee / 100n : i >= 5 ? fee / 10n : fee,
+        ),
       }),
       null,
       {},

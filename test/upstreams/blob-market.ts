@@ -7,6 +7,9 @@
 /** Blob gas one blob uses. */
 export const GAS_PER_BLOB = 131_072n;
 
+/** Parameters of the blob-parameter-only fork BPO1 (mainnet 2025-12-09 to 2026-01-07). */
+export const BPO1 = { targetBlobs: 10n, maxBlobs: 15n, updateFraction: 8_346_193n } as const;
+
 /** Parameters of the blob-parameter-only fork BPO2 (mainnet since 2026-01-07). */
 export const BPO2 = { targetBlobs: 14n, maxBlobs: 21n, updateFraction: 11_684_671n } as const;
 
