@@ -31,7 +31,7 @@ export function registerMcp(app: ApiApp): void {
       202: { description: 'Accepted (notifications only).' },
       400: {
         description:
-          'JSON-RPC error with id null: -32700 when the body is not JSON, -32600 when it is not a JSON-RPC 2.0 message.',
+          'JSON-RPC error with id null: -32700 when the body is not JSON, -32600 when it is not a JSON-RPC 2.0 message (in a batch, each such item gets its -32600 in the 200 answer).',
         content: { 'application/json': { schema: { type: 'object' } } },
       },
       406: { description: 'The Accept header does not list both application/json and text/event-stream.' },
@@ -61,6 +61,7 @@ export function registerMcp(app: ApiApp): void {
         publicBaseUrl(deps.config.publicBaseUrl, c.req.url),
         c.req.raw,
         parsed.body,
+        parsed.errors,
       );
     },
   );

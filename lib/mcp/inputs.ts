@@ -11,9 +11,27 @@ export const TIERS = ['low', 'average', 'high'] as const;
 export const DEFAULT_GAS_LIMIT = 21_000;
 /** Mainnet's block gas limit has long sat near 30-45 M; one transaction above 30 M is a typo, not a plan. */
 export const MAX_GAS_LIMIT = 30_000_000;
+/** Mainnet's cap on one transaction's gas since Fusaka (EIP-7825: 2^24); a transaction above it is invalid. */
+export const MAINNET_TX_GAS_CAP = 16_777_216;
+/** Mainnet's cap on one transaction's blobs since Fusaka (EIP-7594), below the per-block maximum. */
+export const MAINNET_TX_MAX_BLOBS = 6;
 
 const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(', ');
-const shown = (input: unknown) => (input === undefined ? 'nothing' : JSON.stringify(input));
+/** The longest echo of a bad argument in an error message (an argument may be up to a 64 KiB body). */
+const MAX_SHOWN = 100;
+
+/** A bad argument as the error message echoes it: as JSON, cut to MAX_SHOWN characters. */
+function shown(input: unknown): string {
+  if (input === undefined) return 'nothing';
+  let text: string;
+  try {
+    text = JSON.stringify(input);
+  } catch {
+    // Nested too deep to serialise (a call stack's worth of arrays fits in a small body).
+    text = Array.isArray(input) ? 'a deeply nested array' : 'a deeply nested object';
+  }
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}… (${text.length} characters)` : text;
+}
 
 /**
  * Builds an enumerated tool argument whose error names the argument, what was given and every allowed
@@ -77,7 +95,8 @@ export const gasLimitArgument = z
   .optional()
   .default(DEFAULT_GAS_LIMIT)
   .describe(
-    `Gas units the transaction uses (default ${DEFAULT_GAS_LIMIT}, a plain transfer; at most ${MAX_GAS_LIMIT}).`,
+    `Gas units the transaction uses (default ${DEFAULT_GAS_LIMIT}, a plain transfer; at most ${MAX_GAS_LIMIT}, and ` +
+      `on mainnet at most ${MAINNET_TX_GAS_CAP}, the per-transaction cap since Fusaka, EIP-7825).`,
   );
 
 /**
@@ -94,6 +113,7 @@ export const blobsArgument = z
   .optional()
   .default(0)
   .describe(
-    'Blobs the transaction carries (EIP-4844, mainnet only; default 0): from 0 to the per-block maximum the ' +
-      'chain enforces now. Each blob is 131,072 blob gas priced at the next block blob base fee.',
+    'Blobs the transaction carries (EIP-4844, mainnet only; default 0): from 0 to 6, the most one transaction ' +
+      'may carry since Fusaka (EIP-7594), and never above the per-block maximum the chain enforces now. Each ' +
+      'blob is 131,072 blob gas priced at the next block blob base fee.',
   );

@@ -1,12 +1,31 @@
-import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  type JSONRPCErrorResponse,
+  JSONRPCMessageSchema,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import { invalidParamsOf, knowsMethod } from './request-guard';
+import { TOOL_NAMES } from './tools';
 
-/** A request body read as JSON-RPC: the parsed messages, or the error response to send instead. */
-export type JsonRpcBody = { ok: true; body: unknown } | { ok: false; response: Response };
+/**
+ * A request body read as JSON-RPC: the messages the SDK may see (one, or a batch of the valid ones,
+ * possibly empty) and the error responses owed for the others; or the error response to send instead.
+ */
+export type JsonRpcBody =
+  | { ok: true; body: unknown; errors: JSONRPCErrorResponse[] }
+  | { ok: false; response: Response };
+
+/** The members a JSON-RPC 2.0 message may have; others are dropped before the SDK's strict schema. */
+const MEMBERS = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'] as const;
 
 /**
  * Parses an MCP request body before the transport sees it, so that each fault gets its JSON-RPC code:
- * text that is not JSON is -32700 (Parse error), JSON that is not a JSON-RPC 2.0 message (or a
- * non-empty batch of them) is -32600 (Invalid Request). The SDK would call both a parse error.
+ * text that is not JSON is -32700 (Parse error); a message that is not a JSON-RPC 2.0 request,
+ * notification or response is -32600 (Invalid Request, id null); a request whose params the SDK
+ * would refuse (a malformed `_meta`, say) is -32602 for a method this server answers and -32601 for
+ * any other, echoing its id. In a batch each bad item gets its own error and the others are answered
+ * (JSON-RPC 2.0 section 6); a single bad message, or an empty batch, is answered alone. The SDK would
+ * call every such fault a parse error with id null.
  */
 export function readJsonRpcBody(text: string): JsonRpcBody {
   let body: unknown;
@@ -18,32 +37,68 @@ export function readJsonRpcBody(text: string): JsonRpcBody {
       response: jsonRpcError(ErrorCode.ParseError, 'Parse error: the request body is not valid JSON.'),
     };
   }
-  const messages = Array.isArray(body) ? body : [body];
-  if (messages.length === 0) {
+  if (Array.isArray(body) && body.length === 0) {
     return {
       ok: false,
       response: jsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: an empty batch holds no message.'),
     };
   }
-  const bad = messages.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
-  if (bad >= 0) {
-    const where = Array.isArray(body) ? `batch item ${bad}` : 'the body';
+  const read = (Array.isArray(body) ? body : [body]).map((message, index) =>
+    readMessage(message, Array.isArray(body) ? `batch item ${index}` : 'the body'),
+  );
+  const errors = read.flatMap((r) => ('error' in r ? [r.error] : []));
+  const valid = read.flatMap((r) => ('message' in r ? [r.message] : []));
+  if (!Array.isArray(body)) {
+    const [only] = errors;
+    if (only) return { ok: false, response: jsonRpcResponse(only, only.id === null ? 400 : 200) };
+    return { ok: true, body: valid[0], errors: [] };
+  }
+  return { ok: true, body: valid, errors };
+}
+
+/** One message as the SDK may see it, or the error response owed for it. */
+function readMessage(
+  message: unknown,
+  where: string,
+): { message: unknown } | { error: JSONRPCErrorResponse } {
+  if (JSONRPCMessageSchema.safeParse(message).success) return { message };
+  const isObject = typeof message === 'object' && message !== null && !Array.isArray(message);
+  const fields = isObject ? (message as Record<string, unknown>) : {};
+  const trimmed = Object.fromEntries(MEMBERS.filter((k) => k in fields).map((k) => [k, fields[k]]));
+  if (isObject && JSONRPCMessageSchema.safeParse(trimmed).success) return { message: trimmed };
+  const { jsonrpc, id, method, params } = fields;
+  const validId = typeof id === 'string' || Number.isSafeInteger(id);
+  if (jsonrpc === '2.0' && typeof method === 'string' && validId) {
+    const requestId = id as RequestId;
+    if (!knowsMethod(method)) {
+      return {
+        error: errorOf(requestId, ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 100)}`),
+      };
+    }
     return {
-      ok: false,
-      response: jsonRpcError(
-        ErrorCode.InvalidRequest,
-        `Invalid Request: ${where} is not a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a string ` +
-          '"method" and, for a request, an "id" string or number).',
-      ),
+      error: errorOf(requestId, ErrorCode.InvalidParams, invalidParamsOf(method, params, TOOL_NAMES)),
     };
   }
-  return { ok: true, body };
+  return {
+    error: errorOf(
+      null,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: ${where} is not a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0", a string ` +
+        '"method" and, for a request, an "id" string or integer).',
+    ),
+  };
+}
+
+function errorOf(id: RequestId | null, code: number, message: string): JSONRPCErrorResponse {
+  return { jsonrpc: '2.0', id: id as RequestId, error: { code, message } };
 }
 
 /** A JSON-RPC error with no request id, as answered when the body itself is at fault (HTTP 400). */
 export function jsonRpcError(code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
-    status: 400,
-    headers: { 'Content-Type': 'application/json' },
-  });
+  return jsonRpcResponse(errorOf(null, code, message), 400);
+}
+
+/** A JSON-RPC answer (one message or a batch) as an HTTP response. */
+export function jsonRpcResponse(answer: unknown, status = 200): Response {
+  return new Response(JSON.stringify(answer), { status, headers: { 'Content-Type': 'application/json' } });
 }

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   InitializeRequestSchema,
   isJSONRPCRequest,
+  type JSONRPCMessage,
   type JSONRPCRequest,
   ListToolsRequestSchema,
   PingRequestSchema,
@@ -30,7 +31,7 @@ export function guardRequests(transport: Transport, toolNames: readonly string[]
   transport.onmessage = (message, extra) => {
     const error = isJSONRPCRequest(message) ? checkRequest(message, toolNames) : undefined;
     if (!error || !isJSONRPCRequest(message)) {
-      dispatch?.(message, extra);
+      dispatch?.(withoutTask(message), extra);
       return;
     }
     transport
@@ -41,6 +42,35 @@ export function guardRequests(transport: Transport, toolNames: readonly string[]
   };
 }
 
+/**
+ * A tools/call without its `task` member: this server declares no task support, and MCP says such a
+ * receiver processes the request normally, ignoring the task metadata (the SDK would refuse it).
+ */
+function withoutTask<M extends JSONRPCMessage>(message: M): M {
+  if (!isJSONRPCRequest(message) || message.method !== 'tools/call' || !message.params) return message;
+  if (!('task' in message.params)) return message;
+  const { task: _, ...params } = message.params;
+  return { ...message, params };
+}
+
+/** Whether this server answers `method` (others are -32601, Method not found). */
+export function knowsMethod(method: string): boolean {
+  return Object.hasOwn(REQUEST_SCHEMAS, method);
+}
+
+/** The -32602 message for params of a known method that its schema refuses, naming each fault. */
+export function invalidParamsOf(method: string, params: unknown, toolNames: readonly string[] = []): string {
+  const schema = REQUEST_SCHEMAS[method];
+  const parsed = schema?.safeParse({ method, params });
+  if (!parsed || parsed.success) return `Invalid params for ${method}.`;
+  const issues = parsed.error.issues.map((i) => `${['params', ...i.path.slice(1)].join('.')}: ${i.message}`);
+  const hint =
+    method === 'tools/call'
+      ? ` tools/call needs params.name (available tools: ${toolNames.join(', ')}) and params.arguments.`
+      : '';
+  return `Invalid params for ${method}: ${issues.join('; ')}.${hint}`;
+}
+
 /** Returns the error message (and data) for a request the SDK should not see, else undefined. */
 function checkRequest(
   request: JSONRPCRequest,
@@ -49,16 +79,8 @@ function checkRequest(
   const schema = REQUEST_SCHEMAS[request.method];
   if (!schema) return undefined;
   const available = `available tools: ${toolNames.join(', ')}`;
-  const parsed = schema.safeParse({ method: request.method, params: request.params });
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map(
-      (i) => `${['params', ...i.path.slice(1)].join('.')}: ${i.message}`,
-    );
-    const hint =
-      request.method === 'tools/call'
-        ? ` tools/call needs params.name (${available}) and params.arguments.`
-        : '';
-    return { message: `Invalid params for ${request.method}: ${issues.join('; ')}.${hint}` };
+  if (!schema.safeParse({ method: request.method, params: request.params }).success) {
+    return { message: invalidParamsOf(request.method, request.params, toolNames) };
   }
   const name = request.method === 'tools/call' ? request.params?.name : undefined;
   if (typeof name === 'string' && !toolNames.includes(name)) {

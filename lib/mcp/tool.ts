@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestInfo } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { DomainError, UnavailableError } from '../errors';
@@ -49,6 +49,9 @@ export function defineTool<I extends Shape, O extends Shape>(
   return tool;
 }
 
+/** The MCP protocol version that brought `structuredContent` (versions are dates, so they sort as text). */
+const STRUCTURED_CONTENT_SINCE = '2025-06-18';
+
 /** The citation every tool result carries, as in the REST envelope. */
 const citationShape = {
   citation: z.string().describe('Attribution of the service, ending with `updated <time of the data>`.'),
@@ -87,12 +90,23 @@ export function registerTool<I extends Shape, O extends Shape>(
         openWorldHint: true,
       },
     },
-    (async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
+    (async (
+      args: z.output<z.ZodObject<I>>,
+      extra: { requestInfo?: RequestInfo },
+    ): Promise<CallToolResult> => {
       try {
         const { data, summary, updatedAt } = await tool.run(deps, args, baseUrl);
         const { citation } = buildEnvelope(updatedAt, baseUrl);
         const structuredContent = output.parse({ ...data, citation }) as Record<string, unknown>;
-        return { structuredContent, content: [{ type: 'text', text: `${summary}\n\n${citation}` }] };
+        const content: CallToolResult['content'] = [{ type: 'text', text: `${summary}\n\n${citation}` }];
+        // Clients of protocol versions before structured content get the data as JSON text too (MCP
+        // 2025-06-18 asks this for backwards compatibility); a request without the version header is
+        // of 2025-03-26, as the transport assumes.
+        const version = extra.requestInfo?.headers['mcp-protocol-version'];
+        if (typeof version !== 'string' || version < STRUCTURED_CONTENT_SINCE) {
+          content.push({ type: 'text', text: JSON.stringify(structuredContent) });
+        }
+        return { structuredContent, content };
       } catch (error) {
         return failureResult(deps, tool.name, error);
       }

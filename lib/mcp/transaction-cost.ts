@@ -17,11 +17,13 @@ export interface CostInput {
   blobFee?: { wei: bigint | null };
 }
 
-/** A fee in the three units the tool reports. */
+/** A fee in the units the tool reports. */
 export interface FeeAmount {
-  /** In gwei of the native token (1e-9 ETH or POL), exact to the wei. */
+  /** In wei of the native token, exact, as a decimal string (a JSON number keeps about 15 digits). */
+  wei: string;
+  /** In gwei of the native token (1e-9 ETH or POL), to a JSON number's precision (exact below 0.009 ETH). */
   gwei: number;
-  /** In the native token (ETH or POL), exact to the wei. */
+  /** In the native token (ETH or POL), to a JSON number's precision. */
   native: number;
   /** In USD at the native token price; null when the price is unknown. */
   usd: number | null;
@@ -60,6 +62,7 @@ export function computeTransactionCost(input: CostInput): TransactionCost {
 function amountFromWei(wei: bigint, nativeUsd: number | null): FeeAmount {
   const native = Number(formatEther(wei));
   return {
+    wei: wei.toString(),
     gwei: Number(formatGwei(wei)),
     native,
     usd: nativeUsd === null ? null : roundUsd(native * nativeUsd),

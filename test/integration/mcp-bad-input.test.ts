@@ -79,12 +79,78 @@ describe('POST /api/mcp with bad input', () => {
     ['a method that is not a string', '{"jsonrpc": "2.0", "id": 1, "method": 42}'],
     ['a bare string', '"tools/list"'],
     ['an empty batch', '[]'],
-    ['a batch with one invalid item', '[{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"foo": 1}]'],
+    ['a request whose id is not an integer', '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}'],
   ])('answers %s with -32600 (Invalid Request)', async (_, body) => {
     const res = await post(body);
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
     expect(res.json?.error?.message).toMatch(/^Invalid Request: /);
+  });
+
+  it('answers a batch item by item: the valid request its result, the invalid item its -32600 (JSON-RPC 2.0 section 6)', async () => {
+    const res = await post('[{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"foo": 1}]');
+    expect(res.status).toBe(200);
+    const answers = JSON.parse(res.text) as JsonAnswer[];
+    expect(answers).toHaveLength(2);
+    expect(answers).toContainEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(answers.find((a) => a.error)).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(answers.find((a) => a.error)?.error?.message).toContain('batch item 1');
+  });
+
+  it('answers a batch of notifications and invalid items with the errors alone', async () => {
+    const res = await post('[{"jsonrpc": "2.0", "method": "notifications/initialized"}, 42]');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject([{ id: null, error: { code: -32600 } }]);
+  });
+
+  it.each([
+    ['ping', '{"_meta": 5}', -32602, 'Invalid params for ping: params._meta'],
+    ['tools/call', '{"name": "get_eth_price", "_meta": "x"}', -32602, 'Invalid params for tools/call'],
+    ['resources/list', '{"_meta": 5}', -32601, 'Method not found: resources/list'],
+  ])('answers %s with malformed params %s with %i, echoing the id', async (method, params, code, message) => {
+    const res = await post(`{"jsonrpc": "2.0", "id": "q1", "method": "${method}", "params": ${params}}`);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: 'q1', error: { code } });
+    expect(res.json?.error?.message).toContain(message);
+  });
+
+  it('answers a request with an extra top-level member, which JSON-RPC 2.0 does not forbid', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 3, "method": "ping", "trace": "abc"}');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+
+  it('answers a tools/call carrying task metadata normally, since the server declares no task support', async () => {
+    const res = await post(
+      '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "get_l2_gas", "arguments": {"network": "zksync"}, "task": {"ttl": 1000}}}',
+    );
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ id: 4, result: { isError: true } });
+  });
+
+  it('takes the Accept media types in any case (RFC 9110)', async () => {
+    const res = await post('{"jsonrpc": "2.0", "id": 5, "method": "ping"}', {
+      'Content-Type': 'application/json',
+      Accept: 'Application/JSON, Text/Event-Stream',
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+  });
+
+  it('names the argument of a deeply nested or very long bad value, echoing at most 100 characters of it', async () => {
+    // Sent raw: the SDK client cannot serialise an array nested this deep (a 12 KB body).
+    const nested = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+    const res = await post(
+      `{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "get_l2_gas", "arguments": {"network": ${nested}}}}`,
+    );
+    const deep = (res.json?.result ?? {}) as { isError?: boolean; content?: { text: string }[] };
+    expect(deep.isError).toBe(true);
+    expect(deep.content?.[0]?.text).toContain('network must be one of');
+    expect(deep.content?.[0]?.text).toContain('got a deeply nested array');
+    const client = await connect();
+    const long = await client.callTool({ name: 'get_l2_gas', arguments: { network: 'z'.repeat(5000) } });
+    expect(textOf(long)).toContain(`got "${'z'.repeat(99)}… (5002 characters)`);
+    expect(textOf(long).length).toBeLessThan(400);
   });
 
   it('answers an unknown method with -32601 (Method not found), echoing the id', async () => {
@@ -135,6 +201,10 @@ describe('POST /api/mcp with bad input', () => {
     [{ gasLimit: 0 }, 'gasLimit must be at least 1'],
     [{ gasLimit: 21_000.5 }, 'gasLimit must be a whole number'],
     [{ gasLimit: 30_000_001 }, 'gasLimit must be at most 30,000,000'],
+    [
+      { gasLimit: 16_777_217 },
+      'gasLimit must be at most 16,777,216 on mainnet, the gas one transaction may use since Fusaka (EIP-7825); got 16777217',
+    ],
     [{ gasLimit: '21000' }, 'gasLimit must be a number'],
     [{ gas_limit: 50_000 }, 'unknown argument "gas_limit"; accepted arguments: gasLimit, network, tier'],
   ])('rejects estimate_transaction_cost with %j', async (args, message) => {
@@ -149,8 +219,12 @@ describe('POST /api/mcp with bad input', () => {
     [{ blobs: 1.5 }, 'blobs must be a whole number of blobs; got 1.5'],
     [{ blobs: 'two' }, 'blobs must be a number of blobs; got "two"'],
     [
+      { blobs: 7 },
+      'blobs must be from 0 to 6, the blobs one transaction may carry since Fusaka (EIP-7594); got 7',
+    ],
+    [
       { blobs: 22 },
-      "blobs must be from 0 to 21, the blobs one block can carry under the chain's current rules; got 22",
+      'blobs must be from 0 to 6, the blobs one transaction may carry since Fusaka (EIP-7594); got 22',
     ],
     [{ blobs: 1, network: 'base' }, 'blobs must be 0 on Base'],
   ])(

@@ -122,6 +122,7 @@ describe('MCP estimate_transaction_cost', () => {
     expect(data.l1DataFee?.native).toBe(Number(formatEther(L1_FEE_WEI.base)));
     expect(data.l1DataFee?.gwei).toBe(Number(formatGwei(L1_FEE_WEI.base)));
     expect(data.total?.native).toBe(Number(formatEther(executionWei + L1_FEE_WEI.base)));
+    expect(data.total?.wei).toBe(String(executionWei + L1_FEE_WEI.base));
     const totalUsd = Number(formatEther(executionWei + L1_FEE_WEI.base)) * ETH_USD;
     expect(Math.abs((data.total?.usd ?? Number.NaN) - totalUsd) / totalUsd).toBeLessThan(5e-4);
     expect(data.feeCompleteness).toBe('full_estimate');
@@ -142,7 +143,12 @@ describe('MCP estimate_transaction_cost', () => {
       gasPriceGwei: 31.25,
       nativeUsd: POL_USD,
     });
-    expect(data.execution).toEqual({ gwei: 656_250, native: 0.00065625, usd: 0.0001641 });
+    expect(data.execution).toEqual({
+      wei: '656250000000000',
+      gwei: 656_250,
+      native: 0.00065625,
+      usd: 0.0001641,
+    });
     expect(data.l1DataFee).toBeNull();
     expect(data.total).toEqual(data.execution);
     expect(data.notes.join(' ')).toContain('tier "high" applies to mainnet only');
@@ -245,6 +251,61 @@ describe('MCP estimate_transaction_cost', () => {
     expect(cost.execution.gwei).toBe(37.109998763);
     expect(cost.execution.usd).toBeNull();
   });
+
+  it('gives every wei of a large total as a decimal string, where a JSON number keeps about 15 digits', () => {
+    // A 16.7 M-gas transaction at 81.76 gwei with blobs: 1,371,669,265.508728832 gwei, about 1.37 ETH.
+    const cost = computeTransactionCost({
+      gasLimit: 16_777_216,
+      gasPriceWei: 81_757_662_251n,
+      nativeUsd: null,
+      l1DataFee: 'none',
+      blobFee: { wei: 3_306_268_655_616n },
+    });
+    const exact = 16_777_216n * 81_757_662_251n + 3_306_268_655_616n;
+    expect(cost.total?.wei).toBe(exact.toString());
+    expect(BigInt(cost.total?.wei ?? '0')).toBe(exact);
+    // The number form is as near as a double gets, not exact.
+    expect(cost.total?.gwei).toBe(Number(formatGwei(exact)));
+  });
+});
+
+describe('MCP tool results for clients of older protocol versions', () => {
+  /** Calls get_eth_price raw, with the given protocol version header (none when undefined). */
+  async function ethPriceRaw(version: string | undefined) {
+    setKnownState();
+    const { app } = await connect();
+    const res = await app.request('/api/mcp', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...(version ? { 'MCP-Protocol-Version': version } : {}),
+      },
+      body: '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_eth_price"}}',
+    });
+    const { result } = (await res.json()) as {
+      result: { content: { type: string; text: string }[]; structuredContent: unknown };
+    };
+    return result;
+  }
+
+  it.each([['2024-11-05'], ['2025-03-26'], [undefined]])(
+    'adds the structured result as JSON text for protocol version %s, which has no structuredContent',
+    async (version) => {
+      const result = await ethPriceRaw(version);
+      expect(result.content).toHaveLength(2);
+      expect(JSON.parse(result.content[1]!.text)).toEqual(result.structuredContent);
+    },
+  );
+
+  it.each([['2025-06-18'], ['2025-11-25']])(
+    'keeps the summary alone for protocol version %s',
+    async (version) => {
+      const result = await ethPriceRaw(version);
+      expect(result.content).toHaveLength(1);
+      expect(result.content[0]!.text).toContain('updated');
+    },
+  );
 });
 
 describe('MCP tools when upstreams fail', () => {

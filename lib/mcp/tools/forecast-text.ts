@@ -9,20 +9,27 @@ export function formatEta(minutes: number): string {
   return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
 }
 
-/** Summarises the send-or-wait decision in one or two sentences, numbers included. */
+/**
+ * Summarises the send-or-wait decision in one or two sentences, numbers included: the forecast's
+ * predicted average at the hour named, and the decision's expected price there (the forecast with the
+ * risk of a fee jump before then, so it can stand above the prediction), each called what it is.
+ */
 export function describeDecision(p: GasPredictions, timeframe: string): string {
   const d = p.decision;
   const now = `average ${p.current.average} gwei now`;
   const fallback = p.usingFallbackData ? ' Forecast from the built-in profile (little stored history).' : '';
   if (d.recommendation === 'wait') {
+    const predicted = p.predictions.find((x) => x.timestamp === d.nextBestAt)?.average;
+    const forecast = predicted === undefined ? '' : ` (forecast ${predicted} gwei)`;
     return (
-      `Wait: the cheapest predicted hour within ${timeframe} starts ${d.nextBestAt} (in ${formatEta(d.nextBestEtaMinutes)}), ` +
-      `expected average ${d.expectedGas} gwei vs ${now}, about ${d.expectedSavingsPct}% cheaper ` +
+      `Wait until ${d.nextBestAt} (in ${formatEta(d.nextBestEtaMinutes)}): expected average ${d.expectedGas} gwei ` +
+      `there${forecast}, jump risk included, vs ${now}, about ${d.expectedSavingsPct}% cheaper ` +
       `(confidence ${d.confidence}).${fallback}`
     );
   }
   const best = p.nextBestTime
-    ? `The cheapest predicted hour (${d.nextBestAt}, ${d.expectedGas} gwei) is not reliably cheaper.`
+    ? `The cheapest predicted hour within ${timeframe}, ${p.nextBestTime.timestamp} at ${p.nextBestTime.gasPrices.average} ` +
+      'gwei, is not worth the wait once the risk of a fee jump before then is counted.'
     : `No hour within ${timeframe} is predicted cheaper.`;
   return `Send now (${now}). ${best} Confidence ${d.confidence}.${fallback}`;
 }

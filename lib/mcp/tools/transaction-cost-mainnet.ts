@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps';
 import { GAS_PER_BLOB } from '../../oracle/blob-fees';
 import { getCurrentGas } from '../../services/current-gas';
 import { getEthPrice } from '../../services/eth-price';
+import { MAINNET_TX_GAS_CAP, MAINNET_TX_MAX_BLOBS } from '../inputs';
 import { ToolArgumentError, type ToolOutput } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
 import type { TransactionCostArgs, transactionCostOutput } from './transaction-cost';
@@ -23,6 +24,12 @@ export async function estimateMainnet(
   const [gas, price] = await Promise.all([getCurrentGas(deps), getEthPrice(deps)]);
   const blobPrice = gas.nextBlobBaseFee ?? gas.blobBaseFee;
   if (args.blobs > 0) assertBlobCount(args.blobs, gas.maxBlobsPerBlock);
+  if (args.gasLimit > MAINNET_TX_GAS_CAP) {
+    throw new ToolArgumentError(
+      `gasLimit must be at most ${MAINNET_TX_GAS_CAP.toLocaleString('en-US')} on mainnet, the gas one transaction ` +
+        `may use since Fusaka (EIP-7825); got ${args.gasLimit}`,
+    );
+  }
   const gasPriceGwei = gas[tier];
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
@@ -62,8 +69,17 @@ export async function estimateMainnet(
   return { data, summary: describeCost(data), updatedAt: gas.updatedAt };
 }
 
-/** Rejects a blob count above what one block can carry now (the chain's rule, not a fork table). */
+/**
+ * Rejects a blob count above what one transaction may carry (EIP-7594) or one block can carry now (read
+ * from the chain, not a fork table).
+ */
 function assertBlobCount(blobs: number, maxBlobsPerBlock: number | null): void {
+  if (blobs > MAINNET_TX_MAX_BLOBS) {
+    throw new ToolArgumentError(
+      `blobs must be from 0 to ${MAINNET_TX_MAX_BLOBS}, the blobs one transaction may carry since Fusaka ` +
+        `(EIP-7594); got ${blobs}`,
+    );
+  }
   if (maxBlobsPerBlock === null) {
     throw new ToolArgumentError(
       'blobs: the per-block blob maximum could not be read from the chain just now (the newest block carried ' +

@@ -5,6 +5,12 @@ import { estimateL2 } from './transaction-cost-l2';
 import { estimateMainnet } from './transaction-cost-mainnet';
 
 const FeeAmountSchema = z.object({
+  wei: z
+    .string()
+    .regex(/^\d+$/)
+    .describe(
+      'Exact, in wei of the native token, as a decimal string (the numbers below keep about 15 digits).',
+    ),
   gwei: z.number().nonnegative().describe('In gwei of the native token (1 gwei = 1e-9 ETH or POL).'),
   native: z.number().nonnegative().describe('In the native token (ETH, or POL on Polygon).'),
   usd: z.number().nonnegative().nullable().describe('In USD; null when no price source answered.'),

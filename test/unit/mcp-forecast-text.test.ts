@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { Decision, Prediction } from '../../lib/forecast/types';
+import { describeDecision } from '../../lib/mcp/tools/forecast-text';
+import type { GasPredictions } from '../../lib/services/gas-predictions';
+
+const point = (hour: number, average: number): Prediction => ({
+  timestamp: `2026-11-28T${String(hour).padStart(2, '0')}:00:00.000Z`,
+  low: average * 0.9,
+  average,
+  high: average * 1.1,
+  isLowFeeWindow: false,
+  confidence: 0.6,
+});
+
+/** A forecast of three hours from 51.396 gwei now: 04:00 at 48, 07:00 the cheapest at 45.12. */
+function predictions(decision: Decision): GasPredictions {
+  const points = [point(4, 48), point(5, 50), point(6, 49), point(7, 45.12)];
+  return {
+    predictions: points,
+    usingFallbackData: false,
+    nextBestTime: { timestamp: points[3]!.timestamp, gasPrices: points[3]!, confidence: 0.6 },
+    decision,
+    current: { average: 51.396 } as GasPredictions['current'],
+    historical: [],
+    timeframe: '24h',
+    dataPoints: 1000,
+    lastUpdated: '2026-11-28T03:10:00.000Z',
+  };
+}
+
+describe('describeDecision (best_time_to_transact text)', () => {
+  it("gives send_now the cheapest predicted hour at its predicted price, not the decision's risk-weighted expectation", () => {
+    const text = describeDecision(
+      predictions({
+        recommendation: 'send_now',
+        expectedSavingsPct: 0,
+        expectedGas: 52.41,
+        nextBestEtaMinutes: 230,
+        nextBestAt: '2026-11-28T07:00:00.000Z',
+        confidence: 0.7,
+      }),
+      '24h',
+    );
+    expect(text).toContain('Send now (average 51.396 gwei now)');
+    expect(text).toContain('2026-11-28T07:00:00.000Z at 45.12 gwei');
+    expect(text).toContain('risk of a fee jump');
+    expect(text).not.toContain('52.41');
+  });
+
+  it('names the hour waited for (a nearer one than the cheapest), its expected price and its forecast apart', () => {
+    const text = describeDecision(
+      predictions({
+        recommendation: 'wait',
+        expectedSavingsPct: 5.2,
+        expectedGas: 48.7,
+        nextBestEtaMinutes: 50,
+        nextBestAt: '2026-11-28T04:00:00.000Z',
+        confidence: 0.66,
+      }),
+      '24h',
+    );
+    expect(text).toContain('Wait until 2026-11-28T04:00:00.000Z (in 50 min)');
+    expect(text).toContain('expected average 48.7 gwei there (forecast 48 gwei)');
+    expect(text).not.toContain('cheapest');
+  });
+});
