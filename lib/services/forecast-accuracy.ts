@@ -51,7 +51,7 @@ export function getForecastAccuracy(
       const backtest = enough ? null : await readBacktestSummary(db, window, fromMs);
       return { live, latestScoredAt: scored.latestScoredAt, backtest };
     });
-    const figures = backtest && readStoredFigures(deps, backtest.figures);
+    const figures = backtest && insideWindow(readStoredFigures(deps, backtest.figures), fromMs);
     if (!figures || figures.origins <= live.origins) {
       return { window, source: 'live', ...live, updatedAt: latestScoredAt ?? now };
     }
@@ -59,6 +59,17 @@ export function getForecastAccuracy(
     const lastHourEnd = figures.scoredTo ? Date.parse(figures.scoredTo) + (SCORED_HOURS + 1) * HOUR_MS : now;
     return { window, source: 'backtest', ...figures, updatedAt: lastHourEnd };
   });
+}
+
+/**
+ * A summary's figures when every forecast it scored was made in the window, by origin hour as the live
+ * forecasts are counted (the hour the window starts in included: until the job summarises the new hour,
+ * a few minutes after it begins, the last summary reaches one hour further back). A summary left over
+ * while the scheduler stood still scores forecasts the window no longer holds, and is not served.
+ */
+function insideWindow(figures: AccuracyFigures | null, fromMs: number): AccuracyFigures | null {
+  if (!figures?.scoredFrom) return figures;
+  return Date.parse(figures.scoredFrom) >= Math.floor(fromMs / HOUR_MS) * HOUR_MS ? figures : null;
 }
 
 /** The figures of a response, as a stored summary must hold them. */

@@ -211,6 +211,27 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
     expect(await read('?window=30d')).toMatchObject({ source: 'backtest', origins: 47 });
   });
 
+  it.each([
+    // The summary (made at NOW_HOUR - 1 h) scored origins from NOW_HOUR - 72 h: 7d of the window
+    // after it still holds them all for 4 days and a part of an hour, then not one of them.
+    [4 * DAY_MS + 50 * 60_000, 'backtest'],
+    [4 * DAY_MS + 65 * 60_000, 'live'],
+    [5 * DAY_MS + 23 * HOUR_MS, 'live'],
+  ])(
+    'serves a back-test summary only while the window holds every forecast it scored (%i ms later: %s)',
+    async (later, source) => {
+      await importTenDays(engine, daily);
+      await runBacktest(engine);
+      const { app } = appOn(engine.withDb, { now: () => NOW + later });
+      const body = ForecastAccuracyResponseSchema.parse(
+        await (await app.request('/api/forecast-accuracy')).json(),
+      );
+      expect(body.source).toBe(source);
+      if (source === 'live') expect(body).toMatchObject(NOTHING_SCORED);
+      else expect(body.scoredFrom).toBe(iso(NOW_HOUR - 72 * HOUR_MS));
+    },
+  );
+
   it('serves no stored summary that does not fit the response (another version of the code wrote it)', async () => {
     await engine.withDb((db) =>
       db.execute(
