@@ -149,7 +149,8 @@ export function decideSendOrWait(
   return {
     recommendation: 'send_now',
     expectedSavingsPct: 0,
-    ...describe(cheapest && cheapest.candidate.average < current ? cheapest : undefined),
+    // Cheaper as the hour is served (4 significant digits), as nextBestTime judges it.
+    ...describe(cheapest && roundSignificant(cheapest.candidate.average) < current ? cheapest : undefined),
     confidence: round3(1 - missed),
   };
 }

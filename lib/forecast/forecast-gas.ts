@@ -135,7 +135,8 @@ export function forecastGas(
   const lowFeeCeiling = Math.exp(level + quantile(Array.from(model.profile), params.lowFeeQuantile));
   const currentSpread = spreadOf(input.current);
   const typicalSpread = measureTierSpread(input.history, input.now, params.levelHours);
-  const currentAverage = Math.exp(anchorLog);
+  // The served reading itself where it is usable, so comparisons with it agree with what clients see.
+  const currentAverage = input.current.average > 0 ? input.current.average : Math.exp(anchorLog);
 
   const raw = path.map((logAverage, i) => {
     const k = i + 1;
@@ -159,10 +160,10 @@ export function forecastGas(
   const decision = decideSendOrWait(currentAverage, input.now, candidates, risk, params, {
     ethUsd: input.ethUsd,
   });
-  const bestIndex = cheapestIndex(candidates);
-  const best = predictions[bestIndex];
-  const cheaper =
-    best !== undefined && (candidates[bestIndex]?.average ?? Number.POSITIVE_INFINITY) < currentAverage;
+  // Cheaper as served (4 significant digits), as the decision judges it: never an hour a client sees
+  // at or above now's price, nor null beside a served hour below it.
+  const best = predictions[cheapestIndex(candidates)];
+  const cheaper = best !== undefined && best.average < currentAverage;
   return {
     predictions,
     usingFallbackData: usingFallback,

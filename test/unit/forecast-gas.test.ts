@@ -154,6 +154,36 @@ describe('forecastGas', () => {
     expect(mean(rough)).toBeLessThan(mean(learned));
   });
 
+  it('calls an hour cheaper than now exactly when its served (rounded) average is below the served current one', () => {
+    // A flat week-old history at 8.721 gwei and readings swept across it in steps finer than the
+    // predictions' 4 significant digits: nextBestTime and the decision's hour follow the served numbers.
+    const hist = history(28, (h) => 8.721 * (1 + 0.0004 * Math.sin(h * 1.7)));
+    const now = MONDAY + 28 * 24 * HOUR + 20 * 60_000;
+    const basis = prepareForecast(hist, now, '24h');
+    let cheaperSeen = 0;
+    let noneSeen = 0;
+    for (let i = 0; i <= 600; i += 1) {
+      const current = 8.7095 + i * 0.0000071;
+      const result = forecastGas(
+        { history: hist, current: reading(current), now, horizon: '24h' },
+        undefined,
+        basis,
+      );
+      const cheapest = Math.min(...result.predictions.map((p) => p.average));
+      const cheaper = cheapest < current;
+      expect(result.nextBestTime !== null, `current ${current}`).toBe(cheaper);
+      if (result.decision.recommendation === 'send_now') {
+        expect(result.decision.nextBestAt === new Date(now).toISOString(), `current ${current}`).toBe(
+          !cheaper,
+        );
+      }
+      if (cheaper) cheaperSeen += 1;
+      else noneSeen += 1;
+    }
+    expect(cheaperSeen).toBeGreaterThan(0);
+    expect(noneSeen).toBeGreaterThan(0);
+  });
+
   it('says wait when gas sits far above its usual level, with consistent decision fields', () => {
     const now = MONDAY + 28 * 24 * HOUR + 10 * 60_000;
     const result = forecastGas({
