@@ -35,7 +35,7 @@ const route = createRoute({
 const answer = envelopedAnswer({
   read: (deps) => getL2Gas(deps),
   toBody: toL2GasBody,
-  updatedAt: (result) => result.fetchedAt,
+  updatedAt: (result) => result.updatedAt,
 });
 
 /** Registers GET /api/l2-gas (SPEC.md 2.10, 4.2 rule 5, decisions 4-6). */

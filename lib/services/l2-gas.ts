@@ -35,7 +35,13 @@ export interface L2NetworkSnapshot {
 
 /** One assembled answer: the served networks (SPEC order), their snapshot figures and its time. */
 export interface L2GasResult {
+  /** When the answer was assembled. */
   fetchedAt: number;
+  /**
+   * The time of its data: the newest network reading served (a last good one keeps its own time), or
+   * the assembly time when no network has one. The citation and Last-Modified state it.
+   */
+  updatedAt: number;
   networks: L2NetworkReading[];
   snapshots: L2NetworkSnapshot[];
   /** True when any network, L1 fee or price is missing or stale; such answers are cached briefly. */
@@ -114,8 +120,10 @@ async function loadL2Gas(
   const presented = networks.map((network, i) =>
     presentNetwork(network, facts[i] as NetworkFacts, prices, now),
   );
+  const readAts = presented.flatMap((p) => (p.readAt === null ? [] : [p.readAt]));
   return {
     fetchedAt: now,
+    updatedAt: readAts.length > 0 ? Math.max(...readAts) : now,
     networks: presented.map((p) => p.reading),
     snapshots: presented.map(toSnapshot),
     degraded: presented.some(

@@ -64,6 +64,7 @@ function instance(overrides: Partial<AppDeps> = {}, env: Record<string, string> 
       return {
         status: res.status,
         cacheControl: res.headers.get('Cache-Control'),
+        lastModified: res.headers.get('Last-Modified'),
         raw,
         body: L2GasResponseSchema.parse(JSON.parse(raw)),
       };
@@ -270,6 +271,21 @@ describe('GET /api/l2-gas', () => {
     });
     expect(item(unavailable, 'optimism').feeNote).toMatch(/^Reading unavailable/);
     expectLive(unavailable, 'base');
+  });
+
+  it('dates its citation and Last-Modified by the newest reading served, a last good one keeping its own time', async () => {
+    setKnownState();
+    const { get } = instance();
+    const readAt = clock;
+    expect((await get()).body.citation).toMatch(new RegExp(`updated ${new Date(readAt).toISOString()}$`));
+    for (const name of L2_NAMES) await Promise.all(up.l2[name].map((sim) => sim.fault('refuse')));
+    clock += 94_000;
+    const stale = await get();
+    for (const network of stale.body.networks) expect(network.feeNote).toMatch(/last good reading/);
+    // The data is 94 s old: the answer says so in its envelope and header, not only in each feeNote.
+    expect(stale.body.citation).toMatch(new RegExp(`updated ${new Date(readAt).toISOString()}$`));
+    expect(stale.lastModified).toBe(new Date(readAt).toUTCString());
+    expect(stale.body.fetchedAt).toBe(new Date(clock).toISOString());
   });
 
   it('answers without a network when the last-good store hangs or holds something unreadable', async () => {

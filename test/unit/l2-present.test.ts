@@ -129,6 +129,7 @@ describe('selectL2SnapshotRows', () => {
     });
     const result: L2GasResult = {
       fetchedAt: NOW,
+      updatedAt: NOW - 1000,
       networks: [],
       degraded: true,
       snapshots: [

@@ -21,7 +21,8 @@ export const l2GasTool = defineTool({
     fetchedAt: z.iso.datetime(),
   },
   async run(deps, { network }) {
-    const body = toL2GasBody(await getL2Gas(deps));
+    const result = await getL2Gas(deps);
+    const body = toL2GasBody(result);
     const networks = network ? body.networks.filter((n) => n.id === network) : body.networks;
     if (networks.every((n) => n.gasPriceGwei === null)) {
       throw new ToolUnavailableError(networks.map((n) => `${n.name}: ${n.feeNote}`).join(' '));
@@ -35,7 +36,7 @@ export const l2GasTool = defineTool({
     return {
       data: { networks, fetchedAt: body.fetchedAt },
       summary: `Layer 2 gas now. ${lines.join(' ')}`,
-      updatedAt: body.fetchedAt,
+      updatedAt: result.updatedAt,
     };
   },
 });
