@@ -4,7 +4,7 @@ import { DomainError } from '../lib/errors';
 import type { AnswerRoutes } from '../lib/http/cached-answer';
 import { createRenderedJsonCache } from '../lib/http/cached-json';
 import { responseHeaders } from '../lib/http/headers';
-import { invalidQueryProblem } from '../lib/http/params';
+import { invalidQueryProblem, misnamedQueryProblem } from '../lib/http/params';
 import { HttpProblem, problemFromDomainError, problemResponse } from '../lib/http/problem';
 import type { ApiApp, AppEnv } from './app-env';
 import { registerDashboard } from './dashboard';
@@ -31,6 +31,11 @@ export function createApp(deps: AppDeps, options: { routes?: AnswerRoutes } = {}
           invalidQueryProblem(result.error, queryInput(c.req.queries())),
           instanceOf(c.req.url),
         );
+      }
+      if (result.target === 'query') {
+        const declared = Object.keys(result.data as Record<string, unknown>);
+        const misnamed = misnamedQueryProblem(c.req.queries(), declared);
+        if (misnamed) return problemResponse(misnamed, instanceOf(c.req.url));
       }
     },
   });

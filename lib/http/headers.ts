@@ -11,9 +11,15 @@ export const INFO_HEADERS: Readonly<Record<string, string>> = {
 
 /** Headers a browser may send (preflight answer). */
 export const CORS_ALLOW_HEADERS = 'Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
-const CORS_EXPOSE_HEADERS = [...Object.keys(INFO_HEADERS), 'Retry-After', 'Allow', 'Mcp-Session-Id'].join(
-  ', ',
-);
+// ETag is not a CORS-safelisted response header: without it here a page on another origin could not
+// read the tag it would send back as If-None-Match (Last-Modified and Cache-Control are safelisted).
+const CORS_EXPOSE_HEADERS = [
+  ...Object.keys(INFO_HEADERS),
+  'ETag',
+  'Retry-After',
+  'Allow',
+  'Mcp-Session-Id',
+].join(', ');
 
 /** Marks responses built with every header already in place (cached JSON); the middleware leaves them alone. */
 const STAMPED = Symbol('stamped');

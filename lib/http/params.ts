@@ -44,7 +44,10 @@ export function describeInvalidParams(error: ZodError, input: Record<string, unk
     const value = input[name];
     const allowed = allowedByName.get(name);
     let reason: string;
-    if (value === undefined) reason = 'is required';
+    const variant = Object.keys(input).find((k) => k !== name && k.toLowerCase() === name.toLowerCase());
+    if (value === undefined && variant)
+      reason = `is required (${variant} was given: parameter names are case-sensitive)`;
+    else if (value === undefined) reason = 'is required';
     else if (Array.isArray(value)) reason = 'is repeated; give it exactly once';
     else if (value === '') reason = 'is empty';
     else reason = `${quote(value)} is not an allowed value (values are case-sensitive)`;
@@ -58,5 +61,30 @@ export function invalidQueryProblem(error: ZodError, input: Record<string, unkno
   const detail = invalidParams
     .map((p) => `${p.name} ${p.reason}${p.allowed ? `; allowed: ${p.allowed.join(', ')}` : ''}`)
     .join('. ');
+  return new HttpProblem(400, 'Invalid query parameter', detail, { invalidParams });
+}
+
+/**
+ * A query that validated but names a parameter in another case (`RANGE=7d` for `range`): the value
+ * would be dropped and the default served in silence, which SPEC decision 7 forbids for a bad value.
+ * Other unknown names are ignored (a cache-busting `?_=123` must keep working). Undefined when none.
+ */
+export function misnamedQueryProblem(
+  queries: Record<string, string[]>,
+  declared: readonly string[],
+): HttpProblem | undefined {
+  const invalidParams: InvalidParam[] = [];
+  for (const name of Object.keys(queries)) {
+    const meant = declared.find((d) => d !== name && d.toLowerCase() === name.toLowerCase());
+    if (!meant) continue;
+    const allowed = allowedByName.get(meant);
+    invalidParams.push({
+      name,
+      reason: `is not a parameter of this endpoint; parameter names are case-sensitive: did you mean ${meant}?`,
+      ...(allowed ? { allowed: [...allowed] } : {}),
+    });
+  }
+  if (invalidParams.length === 0) return undefined;
+  const detail = invalidParams.map((p) => `${p.name} ${p.reason}`).join('. ');
   return new HttpProblem(400, 'Invalid query parameter', detail, { invalidParams });
 }

@@ -59,6 +59,8 @@ describe('HTTP conventions', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
     expect(res.headers.get('Cache-Control')).toBe('no-store');
+    // A page on another origin may read the tag it sends back as If-None-Match.
+    expect(res.headers.get('Access-Control-Expose-Headers')?.split(', ')).toContain('ETag');
     expect(Object.fromEntries([...res.headers].filter(([k]) => k.startsWith('x-')))).toEqual({
       'x-api-tier': 'free',
       'x-ratelimit-limit': '1000',
@@ -94,6 +96,33 @@ describe('HTTP conventions', () => {
     const param = body.invalidParams.find((p) => p.name === name);
     expect(param?.reason).toContain(reason);
     expect(param?.allowed).toEqual(name === 'range' ? ['10m', '1d'] : ['arbitrum', 'base']);
+  });
+
+  it.each([
+    ['an optional one', '?network=base&RANGE=10m', 'RANGE', 'did you mean range?', ['10m', '1d']],
+    [
+      'a required one',
+      '?Network=base',
+      'network',
+      'is required (Network was given: parameter names are case-sensitive)',
+      ['arbitrum', 'base'],
+    ],
+  ])(
+    'answers 400 for a parameter name in another case than %s, never serving the default',
+    async (_, query, name, reason, allowed) => {
+      const res = await appWithProbe().request(`/api/probe${query}`);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+      const body = (await res.json()) as {
+        invalidParams: { name: string; reason: string; allowed: string[] }[];
+      };
+      expect(body.invalidParams).toContainEqual({ name, reason: expect.stringContaining(reason), allowed });
+    },
+  );
+
+  it('ignores a query parameter the endpoint does not know, such as a cache buster', async () => {
+    const res = await appWithProbe().request('/api/probe?network=arbitrum&_=1732700000&Range2=x');
+    expect(res.status).toBe(200);
   });
 
   it('does not echo an oversized value back in full', async () => {
