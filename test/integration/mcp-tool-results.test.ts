@@ -164,6 +164,8 @@ describe('MCP estimate_transaction_cost', () => {
     expect(data.l1DataFee?.gwei).toBe(92.7); // 9,000 x 0.0103 gwei
     expect(data.total?.gwei).toBe(5_242.7);
     expect(data.feeCompleteness).toBe('full_estimate');
+    // The L1 units come on top of gasLimit: an eth_estimateGas answer (which holds them) must not be passed as is.
+    expect(data.notes.join(' ')).toContain('its answer given as gasLimit counts them twice');
     expect(data).toMatchObject({ maxPriorityFeePerGas: 0, expectedWaitSeconds: null, blobs: 0 });
     expect(text).toContain('L1 data fee');
   });

@@ -54,7 +54,7 @@ export interface L2NoteInput {
 /**
  * The notes of an L2 estimate. They say plainly what is and is not in the figures: the L1 data fee on
  * OP Stack is the one of a representative transfer (it grows with calldata size, not with gas), and
- * Arbitrum's L1 component is not in the figure at all.
+ * Arbitrum's L1 component is added as the gas units of a representative transfer, on top of gasLimit.
  */
 export function l2Notes(input: L2NoteInput): string[] {
   const { network, reading, status, readAt, tierGiven, cost } = input;
@@ -80,7 +80,8 @@ export function l2Notes(input: L2NoteInput): string[] {
       cost.l1DataFee
         ? `l1DataFee is Arbitrum's L1 component: ${reading.estimatedL1GasUnits} extra gas units for a representative ` +
             'ETH transfer (NodeInterface.gasEstimateL1Component) at the gas price. It grows with calldata size: a ' +
-            'contract call with more calldata pays more than shown.'
+            'contract call with more calldata pays more than shown. gasLimit is taken as execution gas alone: ' +
+            "Arbitrum's eth_estimateGas already includes the L1 units, so its answer given as gasLimit counts them twice."
         : 'Arbitrum charges its L1 data cost as extra gas units that depend on the transaction size and the L1 ' +
             'price; they could not be read just now, so total is unknown and a real transaction costs more than ' +
             'gasLimit x gas price.',
