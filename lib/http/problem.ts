@@ -12,7 +12,7 @@ export interface InvalidParam {
 export class HttpProblem extends Error {
   override name = 'HttpProblem';
   constructor(
-    readonly status: 400 | 404 | 405 | 413 | 500 | 503,
+    readonly status: 400 | 404 | 405 | 413 | 431 | 500 | 503,
     readonly title: string,
     readonly detail: string,
     readonly extra: { invalidParams?: InvalidParam[]; retryAfterSeconds?: number; allow?: string[] } = {},
@@ -35,13 +35,13 @@ export function problemFromDomainError(error: DomainError): HttpProblem {
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** Builds the problem+json body; never includes a stack trace, URL or secret. */
-export function problemBody(problem: HttpProblem, instance: string) {
+export function problemBody(problem: HttpProblem, instance?: string) {
   return {
     type: `https://httpstatuses.io/${problem.status}`,
     title: problem.title,
     status: problem.status,
     detail: problem.detail,
-    instance,
+    ...(instance === undefined ? {} : { instance }),
     ...(problem.extra.invalidParams ? { invalidParams: problem.extra.invalidParams } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import { type ServerType, serve } from '@hono/node-server';
 import { runScheduledJobs } from '../../cron/scheduled';
 import { createApp } from '../../functions/app';
@@ -6,6 +7,8 @@ import type { AppDeps } from '../deps';
 import { createCoalescingCache } from '../http/cache';
 import { createAnswerRoutes } from '../http/cached-answer';
 import { createRenderedJsonCache } from '../http/cached-json';
+import { responseHeaderRecord } from '../http/headers';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from '../http/problem';
 import { createLogger, type Logger } from '../log';
 import { createLastGoodStore } from '../store/create-last-good';
 import { type DatabaseEngine, nodeEngineSpec, openDatabase } from '../store/engines';
@@ -99,7 +102,43 @@ function listen(
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port, hostname: '0.0.0.0' }, () => resolve(server));
     server.once('error', reject);
+    server.on('clientError', answerClientError);
   });
+}
+
+/** Reason phrases of the statuses answerClientError sends. */
+const REASONS = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' } as const;
+
+/**
+ * Answers a request that Node's HTTP parser refused before the app could see it (a request line and
+ * headers over Node's 16 KiB, a malformed request) the way the app answers its own errors: a
+ * problem+json with CORS and the informational headers, where Node alone would send a bare status
+ * line; then closes the connection, which the parser cannot read on from.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new HttpProblem(
+          431,
+          'Request header fields too large',
+          'The request line and headers may take at most 16 KiB; no URL of this API is that long.',
+        )
+      : new HttpProblem(400, 'Bad request', 'The request could not be read as HTTP/1.1.');
+  const body = JSON.stringify(problemBody(problem));
+  const headers = responseHeaderRecord({
+    'Content-Type': PROBLEM_CONTENT_TYPE,
+    'Cache-Control': 'no-store',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  });
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${REASONS[problem.status as 400 | 431]}\r\n${head.join('')}\r\n${body}`,
+  );
 }
 
 /** The path of an absolute request URL without its query, cheaper than parsing a URL per request. */

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -64,6 +65,38 @@ describe('Node host over HTTP', () => {
     expect(res.headers.get('x-ratelimit-window')).toBe('1h');
     expect(await res.json()).toMatchObject({ status: 404, title: 'Not found', instance: '/nope' });
   });
+
+  it.each([
+    [
+      'a request line and headers over 16 KiB',
+      `GET /api/gas?pad=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: a\r\n\r\n`,
+      431,
+    ],
+    ['a malformed request line', 'GET /api/gas HTTP/1.1 extra\r\nHost: a\r\n\r\n', 400],
+  ])(
+    'answers %s, which Node refuses before the app, with a problem carrying CORS and the informational headers',
+    async (_, request, status) => {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(host.port, '127.0.0.1', () => socket.write(request));
+        let data = '';
+        socket.on('data', (chunk) => {
+          data += chunk.toString();
+        });
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toContain('Content-Type: application/problem+json');
+      expect(head).toContain('Access-Control-Allow-Origin: *');
+      expect(head).toContain('X-API-Tier: free');
+      expect(JSON.parse(body)).toMatchObject({
+        status,
+        title: expect.any(String),
+        detail: expect.any(String),
+      });
+    },
+  );
 
   it('logs one line per request', async () => {
     const before = lines.length;
