@@ -56,13 +56,7 @@ export function registerMcp(app: ApiApp): void {
       const deps = c.var.deps;
       const parsed = readJsonRpcBody(await c.req.text());
       if (!parsed.ok) return parsed.response;
-      return serveMcpRequest(
-        deps,
-        publicBaseUrl(deps.config.publicBaseUrl, c.req.url),
-        c.req.raw,
-        parsed.body,
-        parsed.errors,
-      );
+      return serveMcpRequest(deps, publicBaseUrl(deps.config.publicBaseUrl, c.req.url), c.req.raw, parsed);
     },
   );
 }

@@ -1,9 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCErrorResponse } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import { type JSONRPCErrorResponse, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { AppDeps } from '../deps';
 import { SERVICE_NAME } from '../http/envelope';
-import { jsonRpcResponse } from './jsonrpc-body';
+import { jsonRpcError, jsonRpcResponse } from './jsonrpc-body';
 import { guardRequests } from './request-guard';
 import { registerTool } from './tool';
 import { TOOL_NAMES, TOOLS } from './tools';
@@ -31,26 +32,60 @@ export function createMcpServer(deps: AppDeps, baseUrl: string): McpServer {
 
 /**
  * Serves one POST of the MCP endpoint: a new server and transport (stateless, JSON responses) handle
- * the already parsed body, and are closed once the answer is buffered, so nothing outlives the request
- * (workerd forbids I/O objects across requests). `errors` are the answers owed for a batch's bad
- * items (readJsonRpcBody), sent in the same batch answer as the SDK's.
+ * the already read messages, and are closed once the answer is buffered, so nothing outlives the
+ * request (workerd forbids I/O objects across requests). `errors` are the answers owed for the bad
+ * messages (readJsonRpcBody): a batch is answered with one array holding them beside the SDK's
+ * answers, a single bad message with its error alone, after the same header checks the transport makes.
  */
 export async function serveMcpRequest(
   deps: AppDeps,
   baseUrl: string,
   request: Request,
-  body: unknown,
-  errors: readonly JSONRPCErrorResponse[] = [],
+  body: { messages: readonly unknown[]; errors: readonly JSONRPCErrorResponse[]; batch: boolean },
 ): Promise<Response> {
-  if (Array.isArray(body) && body.length === 0) return jsonRpcResponse(errors);
-  const res = await serveBySdk(deps, baseUrl, withCaseFreeAccept(request), body);
-  if (errors.length === 0) return res;
-  // The SDK answers a batch of notifications only with 202, and a batch with one request with that
-  // one answer alone: either way the bad items' errors make the answer a batch.
+  const { messages, errors, batch } = body;
+  const req = withCaseFreeAccept(request);
+  if (messages.length === 0) {
+    const fault = transportFault(req);
+    if (fault) return fault;
+    const [only] = errors;
+    if (batch || !only) return jsonRpcResponse(errors);
+    return jsonRpcResponse(only, only.id === null ? 400 : 200);
+  }
+  const res = await serveBySdk(deps, baseUrl, req, batch ? messages : messages[0]);
+  if (!batch || (res.status === 202 && errors.length === 0)) return res;
+  // The SDK answers a batch of notifications with 202 and a batch with one request with that one
+  // answer alone; a batch is answered with an array holding every answer owed.
   if (res.status === 202) return jsonRpcResponse(errors);
   if (res.status !== 200) return res;
   const answered: unknown = JSON.parse(new TextDecoder().decode(await res.arrayBuffer()));
   return jsonRpcResponse([...(Array.isArray(answered) ? answered : [answered]), ...errors]);
+}
+
+/**
+ * The transport's own checks of a POST (Accept, Content-Type, a known MCP-Protocol-Version), for the
+ * requests answered without it because none of their messages reaches it; the same answers it gives.
+ */
+function transportFault(request: Request): Response | undefined {
+  const accept = request.headers.get('Accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    return jsonRpcError(
+      -32000,
+      'Not Acceptable: Client must accept both application/json and text/event-stream',
+      406,
+    );
+  }
+  if (!isJsonContentType(request.headers.get('Content-Type'))) {
+    return jsonRpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json', 415);
+  }
+  const version = request.headers.get('MCP-Protocol-Version');
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return jsonRpcError(
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version.slice(0, 40)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    );
+  }
+  return undefined;
 }
 
 /**

@@ -10,6 +10,8 @@ import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 import { headWithBlobs } from '../upstreams/chain-model';
 
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+const INITIALIZE =
+  '{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}';
 let up: Upstreams;
 let deps: TestDeps;
 let app: ReturnType<typeof createApp>;
@@ -80,6 +82,11 @@ describe('POST /api/mcp with bad input', () => {
     ['a bare string', '"tools/list"'],
     ['an empty batch', '[]'],
     ['a request whose id is not an integer', '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}'],
+    ['an initialize in a batch', `[${INITIALIZE}, {"foo": 1}]`],
+    [
+      'a batch of 101 messages',
+      `[${Array.from({ length: 101 }, (_, i) => `{"jsonrpc": "2.0", "id": ${i}, "method": "ping"}`).join(',')}]`,
+    ],
   ])('answers %s with -32600 (Invalid Request)', async (_, body) => {
     const res = await post(body);
     expect(res.status).toBe(400);
@@ -95,6 +102,31 @@ describe('POST /api/mcp with bad input', () => {
     expect(answers).toContainEqual({ jsonrpc: '2.0', id: 1, result: {} });
     expect(answers.find((a) => a.error)).toMatchObject({ id: null, error: { code: -32600 } });
     expect(answers.find((a) => a.error)?.error?.message).toContain('batch item 1');
+  });
+
+  it('answers a batch of one request with an array of one answer', async () => {
+    const res = await post('[{"jsonrpc": "2.0", "id": 9, "method": "ping"}]');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toEqual([{ jsonrpc: '2.0', id: 9, result: {} }]);
+  });
+
+  it.each([
+    ['a Content-Type that is not JSON', { 'Content-Type': 'text/plain', Accept: MCP_HEADERS.Accept }, 415],
+    [
+      'an Accept without text/event-stream',
+      { 'Content-Type': 'application/json', Accept: 'application/json' },
+      406,
+    ],
+    ['an unknown protocol version', { ...MCP_HEADERS, 'MCP-Protocol-Version': '1999-01-01' }, 400],
+  ])('checks the headers of a request none of whose messages is valid: %s', async (_, headers, status) => {
+    for (const body of [
+      '[{"foo": 1}]',
+      '{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": 5}}',
+    ]) {
+      const res = await post(body, headers);
+      expect(res.status, body).toBe(status);
+      expect(res.json).toMatchObject({ id: null, error: { code: -32000 } });
+    }
   });
 
   it('answers a batch of notifications and invalid items with the errors alone', async () => {
