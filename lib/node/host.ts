@@ -106,29 +106,54 @@ function listen(
   });
 }
 
-/** Reason phrases of the statuses answerClientError sends. */
-const REASONS = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' } as const;
+/** What answerClientError sends for a refusal of Node's parser, by its error code (else a 400). */
+const CLIENT_ERRORS: Readonly<
+  Record<string, { status: 408 | 413 | 431; reason: string; title: string; detail: string }>
+> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    title: 'Request header fields too large',
+    detail:
+      'The request line and headers are longer than this server reads; no URL of this API is that long.',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    title: 'Request timeout',
+    detail: 'The request did not arrive in full in time.',
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+    status: 413,
+    reason: 'Content Too Large',
+    title: 'Request body too large',
+    detail: 'The request body carries more chunk extensions than this server reads.',
+  },
+};
 
 /**
  * Answers a request that Node's HTTP parser refused before the app could see it (a request line and
- * headers over Node's 16 KiB, a malformed request) the way the app answers its own errors: a
- * problem+json with CORS and the informational headers, where Node alone would send a bare status
- * line; then closes the connection, which the parser cannot read on from.
+ * headers over Node's limit, a malformed request, one that came too slowly) the way the app answers
+ * its own errors: a problem+json with CORS and the informational headers, where Node alone would send
+ * a bare status line; then closes the connection, which the parser cannot read on from. A connection
+ * whose response to an earlier request is already under way is closed without a word, as Node does:
+ * an answer now would land inside that response.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
+  const underway = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    ?.headersSent;
+  if (!socket.writable || error.code === 'ECONNRESET' || underway) {
     socket.destroy();
     return;
   }
-  const problem =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? new HttpProblem(
-          431,
-          'Request header fields too large',
-          'The request line and headers may take at most 16 KiB; no URL of this API is that long.',
-        )
-      : new HttpProblem(400, 'Bad request', 'The request could not be read as HTTP/1.1.');
-  const body = JSON.stringify(problemBody(problem));
+  const known = error.code === undefined ? undefined : CLIENT_ERRORS[error.code];
+  const { status, reason, title, detail } = known ?? {
+    status: 400 as const,
+    reason: 'Bad Request',
+    title: 'Bad request',
+    detail: 'The request could not be read as HTTP/1.1.',
+  };
+  const body = JSON.stringify(problemBody(new HttpProblem(status, title, detail)));
   const headers = responseHeaderRecord({
     'Content-Type': PROBLEM_CONTENT_TYPE,
     'Cache-Control': 'no-store',
@@ -136,9 +161,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     Connection: 'close',
   });
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(
-    `HTTP/1.1 ${problem.status} ${REASONS[problem.status as 400 | 431]}\r\n${head.join('')}\r\n${body}`,
-  );
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head.join('')}\r\n${body}`);
 }
 
 /** The path of an absolute request URL without its query, cheaper than parsing a URL per request. */

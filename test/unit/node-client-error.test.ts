@@ -1,0 +1,51 @@
+import { Duplex } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { answerClientError } from '../../lib/node/host';
+
+/** A socket stand-in that keeps what is written to it and whether it was destroyed. */
+function socket(underway = false) {
+  const written: string[] = [];
+  const s = new Duplex({
+    read() {},
+    write(chunk, _encoding, done) {
+      written.push(String(chunk));
+      done();
+    },
+  });
+  if (underway) Object.assign(s, { _httpMessage: { headersSent: true } });
+  return { s, written };
+}
+
+const refusal = (code: string) => Object.assign(new Error(code), { code });
+
+describe("answerClientError (requests Node's parser refuses)", () => {
+  it.each([
+    ['HPE_HEADER_OVERFLOW', 431, 'Request Header Fields Too Large'],
+    ['ERR_HTTP_REQUEST_TIMEOUT', 408, 'Request Timeout'],
+    ['HPE_CHUNK_EXTENSIONS_OVERFLOW', 413, 'Content Too Large'],
+    ['HPE_INVALID_METHOD', 400, 'Bad Request'],
+  ])('answers %s with %i as a problem with CORS and the informational headers', (code, status, reason) => {
+    const { s, written } = socket();
+    answerClientError(refusal(code), s);
+    const [head = '', body = ''] = written.join('').split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${reason}`);
+    expect(head).toContain('Access-Control-Allow-Origin: *');
+    expect(head).toContain('Connection: close');
+    expect(head).toContain(`Content-Length: ${Buffer.byteLength(body)}`);
+    expect(JSON.parse(body)).toMatchObject({ status, type: `https://httpstatuses.io/${status}` });
+  });
+
+  it('closes without a word a connection whose earlier response is under way (an answer would land inside it)', () => {
+    const { s, written } = socket(true);
+    answerClientError(refusal('HPE_INVALID_METHOD'), s);
+    expect(written).toEqual([]);
+    expect(s.destroyed).toBe(true);
+  });
+
+  it('closes a reset connection without writing', () => {
+    const { s, written } = socket();
+    answerClientError(refusal('ECONNRESET'), s);
+    expect(written).toEqual([]);
+    expect(s.destroyed).toBe(true);
+  });
+});
