@@ -86,14 +86,20 @@ export function readBlobFees(
   };
 }
 
+/** The least share of the blob fee's exponent a fork's first block keeps: old over new update fraction. */
+const MIN_FORK_EXPONENT = 0.4;
+
 /**
  * Within a fork the protocol moves the blob fee by well under 1/8 per block (EIP-4844 sized the update
  * fraction for that; EIP-7918's reserve-price branch moves it less); 1/4 and 1 wei of rounding leave
  * room for future forks without letting noise in. A fork that raises the update fraction (Prague, and
  * each blob-parameter-only fork of EIP-7892) keeps the excess blob gas as it was, so at its first block
  * the fee falls at once to about fee^(old fraction / new fraction): on mainnet BPO1 took it from 0.0115
- * to 0.00002 gwei in one block, BPO2 from 0.0017 to 0.00003. One such fall in the window is accepted
- * (forks are weeks apart); a rise past the bound, or a second fall, is not.
+ * to 0.00002 gwei in one block, BPO2 from 0.0017 to 0.00003 (exponents 0.61 and 0.72 of the fee before;
+ * Prague's was 0.67). One such fall in the window is accepted (forks are weeks apart) when it keeps at
+ * least MIN_FORK_EXPONENT of the fee's exponent (a fork up to 2.5 times the fraction; 1 wei of rounding
+ * allowed); a rise past the bound, a deeper fall (a broken answer's 1 wei after 0.0015 gwei), or a
+ * second fall is not.
  */
 function assertProtocolSteps(fees: readonly bigint[]): void {
   let forkFalls = 0;
@@ -105,6 +111,8 @@ function assertProtocolSteps(fees: readonly bigint[]): void {
     if (after * 4n + 4n < before * 3n) {
       forkFalls += 1;
       if (forkFalls > 1) throw new OracleError('blob base fee falls faster than a fork allows, twice');
+      if (Math.log(Number(after) + 1) < MIN_FORK_EXPONENT * Math.log(Number(before)))
+        throw new OracleError('blob base fee falls deeper than a fork allows');
     }
   }
 }

@@ -158,6 +158,12 @@ describe('readBlobFees', () => {
       {},
     ],
     [
+      'a newest blob fee falling to 1 wei (deeper than a fork takes it)',
+      (h: FeeHistory) => ({ ...h, baseFeePerBlobGas: h.baseFeePerBlobGas!.with(-1, 1n) }),
+      null,
+      {},
+    ],
+    [
       'a blob fee falling 10x twice in one window (one fork, not two)',
       (h: FeeHistory) => ({
         ...h,
