@@ -62,14 +62,20 @@ export function getForecastAccuracy(
 }
 
 /**
- * A summary's figures when every forecast it scored was made in the window, by origin hour as the live
- * forecasts are counted (the hour the window starts in included: until the job summarises the new hour,
- * a few minutes after it begins, the last summary reaches one hour further back). A summary left over
- * while the scheduler stood still scores forecasts the window no longer holds, and is not served.
+ * How far before the window a stored summary's oldest scored forecast may lie. The newest summary is
+ * an hour old in the minutes before the job summarises the new hour, and a tick or two may fail; a
+ * summary older than this scores forecasts the window no longer holds, and is not served.
+ */
+const SUMMARY_SLACK_MS = 3 * HOUR_MS;
+
+/**
+ * A summary's figures when the forecasts it scored were made in the window, by origin hour as the
+ * live forecasts are counted (from the hour the window starts in), give or take SUMMARY_SLACK_MS.
  */
 function insideWindow(figures: AccuracyFigures | null, fromMs: number): AccuracyFigures | null {
   if (!figures?.scoredFrom) return figures;
-  return Date.parse(figures.scoredFrom) >= Math.floor(fromMs / HOUR_MS) * HOUR_MS ? figures : null;
+  const windowHour = Math.floor(fromMs / HOUR_MS) * HOUR_MS;
+  return Date.parse(figures.scoredFrom) >= windowHour - SUMMARY_SLACK_MS ? figures : null;
 }
 
 /** The figures of a response, as a stored summary must hold them. */
