@@ -271,6 +271,25 @@ describe('POST /api/mcp with bad input', () => {
     },
   );
 
+  it("rejects a mainnet gasLimit or blobs over Fusaka's per-transaction caps before reading any upstream", async () => {
+    for (const sim of up.mainnet) await sim.fault('refuse');
+    await up.etherscan.fault('http-500');
+    try {
+      const client = await connect();
+      for (const [args, message] of [
+        [{ gasLimit: 20_000_000 }, 'gasLimit must be at most 16,777,216 on mainnet'],
+        [{ blobs: 7 }, 'blobs must be from 0 to 6'],
+      ] as const) {
+        const result = await client.callTool({ name: 'estimate_transaction_cost', arguments: args });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toContain(message);
+        expect(textOf(result)).not.toContain('unavailable');
+      }
+    } finally {
+      await up.reset();
+    }
+  });
+
   it('rejects an argument given to a tool that takes none', async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'get_current_gas', arguments: { network: 'base' } });

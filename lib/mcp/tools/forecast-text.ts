@@ -29,7 +29,8 @@ export function describeDecision(p: GasPredictions, timeframe: string): string {
   }
   const best = p.nextBestTime
     ? `The cheapest predicted hour within ${timeframe}, ${p.nextBestTime.timestamp} at ${p.nextBestTime.gasPrices.average} ` +
-      'gwei, is not worth the wait once the risk of a fee jump before then is counted.'
+      'gwei, is not worth the wait: with the risk of a fee jump before then counted, the expected saving falls ' +
+      "short of what a wait must save, or now's price is already near its 7-day low."
     : `No hour within ${timeframe} is predicted cheaper.`;
   return `Send now (${now}). ${best} Confidence ${d.confidence}.${fallback}`;
 }

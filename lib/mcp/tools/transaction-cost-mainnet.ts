@@ -21,15 +21,22 @@ export async function estimateMainnet(
   args: TransactionCostArgs,
 ): Promise<ToolOutput<typeof transactionCostOutput>> {
   const tier = args.tier ?? 'average';
-  const [gas, price] = await Promise.all([getCurrentGas(deps), getEthPrice(deps)]);
-  const blobPrice = gas.nextBlobBaseFee ?? gas.blobBaseFee;
-  if (args.blobs > 0) assertBlobCount(args.blobs, gas.maxBlobsPerBlock);
+  // The protocol's own caps are checked before any upstream is read.
   if (args.gasLimit > MAINNET_TX_GAS_CAP) {
     throw new ToolArgumentError(
       `gasLimit must be at most ${MAINNET_TX_GAS_CAP.toLocaleString('en-US')} on mainnet, the gas one transaction ` +
         `may use since Fusaka (EIP-7825); got ${args.gasLimit}`,
     );
   }
+  if (args.blobs > MAINNET_TX_MAX_BLOBS) {
+    throw new ToolArgumentError(
+      `blobs must be from 0 to ${MAINNET_TX_MAX_BLOBS}, the blobs one transaction may carry since Fusaka ` +
+        `(EIP-7594); got ${args.blobs}`,
+    );
+  }
+  const [gas, price] = await Promise.all([getCurrentGas(deps), getEthPrice(deps)]);
+  const blobPrice = gas.nextBlobBaseFee ?? gas.blobBaseFee;
+  if (args.blobs > 0) assertBlobCount(args.blobs, gas.maxBlobsPerBlock);
   const gasPriceGwei = gas[tier];
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
@@ -69,17 +76,8 @@ export async function estimateMainnet(
   return { data, summary: describeCost(data), updatedAt: gas.updatedAt };
 }
 
-/**
- * Rejects a blob count above what one transaction may carry (EIP-7594) or one block can carry now (read
- * from the chain, not a fork table).
- */
+/** Rejects a blob count above what one block can carry now (read from the chain, not a fork table). */
 function assertBlobCount(blobs: number, maxBlobsPerBlock: number | null): void {
-  if (blobs > MAINNET_TX_MAX_BLOBS) {
-    throw new ToolArgumentError(
-      `blobs must be from 0 to ${MAINNET_TX_MAX_BLOBS}, the blobs one transaction may carry since Fusaka ` +
-        `(EIP-7594); got ${blobs}`,
-    );
-  }
   if (maxBlobsPerBlock === null) {
     throw new ToolArgumentError(
       'blobs: the per-block blob maximum could not be read from the chain just now (the newest block carried ' +
