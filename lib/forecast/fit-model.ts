@@ -22,19 +22,22 @@ export interface FittedModel {
 /**
  * Fits the log model to a history series holding only hours before `nowHour`: learns the weekly
  * shape and blends it with the built-in one, or lets the built-in one stand in alone when less than
- * 7 days of history exist. Shared by the forecaster and the parameter search, so both fit the same;
- * the search passes a `prior` derived without the series it scores, so the built-in shape cannot
- * smuggle that series' own future weeks into its score.
+ * 7 days of history exist (by the hours of the series, or `tooShort` when the caller knows the
+ * history began less than 7 days ago though its oldest hour, a part of one, makes the span look a
+ * week). Shared by the forecaster and the parameter search, so both fit the same; the search passes
+ * a `prior` derived without the series it scores, so the built-in shape cannot smuggle that series'
+ * own future weeks into its score.
  */
 export function fitModel(
   series: LogSeries,
   nowHour: number,
   params: ForecastParams,
   prior: ArrayLike<number> = FALLBACK_PROFILE,
+  tooShort = false,
 ): FittedModel {
   const readings = countPresent(series);
   const span = series.values.length === 0 ? 0 : nowHour - series.start;
-  const usingFallback = span < HOURS_PER_WEEK || readings < MIN_LEARNED_READINGS;
+  const usingFallback = tooShort || span < HOURS_PER_WEEK || readings < MIN_LEARNED_READINGS;
   if (usingFallback) {
     return { model: { series, profile: Float64Array.from(prior), params }, usingFallback };
   }

@@ -60,6 +60,8 @@ import {
   toLeadRisk,
 } from './wait-risk';
 
+const WEEK_MS = 7 * 24 * HOUR_MS;
+
 /**
  * What a forecast takes from the stored history alone: the model fitted to the hours before the
  * current one and its replayed error spread per lead time. It is fixed within an hour and holds
@@ -75,19 +77,25 @@ export interface ForecastBasis {
   risk: RiskBasis;
 }
 
-/** Prepares the history-only part of a forecast for the hour holding `now` (see ForecastBasis). */
+/**
+ * Prepares the history-only part of a forecast for the hour holding `now` (see ForecastBasis).
+ * `historyStart`, when the caller knows it, is when the stored history began: under 7 days before
+ * `now`, the built-in shape stands in, whatever the hours of the history suggest.
+ */
 export function prepareForecast(
   history: ForecastInput['history'],
   now: number,
   horizon: ForecastHorizon,
   params: ForecastParams = DEFAULT_FORECAST_PARAMS,
+  historyStart?: number,
 ): ForecastBasis {
   const nowHour = toHourIndex(now);
   const series = sliceBefore(
     buildLogSeries(history.map((point) => ({ time: point.time, value: point.average }))),
     nowHour,
   );
-  const fitted = fitModel(series, nowHour, params);
+  const tooShort = historyStart !== undefined && now - historyStart < WEEK_MS;
+  const fitted = fitModel(series, nowHour, params, undefined, tooShort);
   const prior = fitted.usingFallback ? params.fallbackPriorSigma : params.priorSigma;
   const errors = replayErrors(fitted.model, nowHour, HORIZON_HOURS[horizon]);
   const risk: RiskBasis = {

@@ -2,7 +2,7 @@ import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import type { HourlyGasPoint } from '../forecast';
 import { describeDbError, STORE_READ_DEADLINE_MS } from '../store/database';
-import { readHourlyHistory } from '../store/history-queries';
+import { readFirstSnapshotAt, readHourlyHistory } from '../store/history-queries';
 
 /** How far back the forecaster looks: four weeks for the weekly shape, two more for its error replay. */
 export const FORECAST_HISTORY_DAYS = 35;
@@ -13,7 +13,16 @@ export interface ForecastHistory {
   hours: HourlyGasPoint[];
   /** Stored snapshots behind `hours`. */
   snapshotCount: number;
+  /**
+   * When the stored history begins (its oldest snapshot), read only while that may be under
+   * YOUNG_HISTORY_DAYS ago; null for an older history or none. Hourly means cannot tell it: the
+   * oldest hour may hold a part of an hour.
+   */
+  startedAt: number | null;
 }
+
+/** A history whose oldest hour is within this many days may be under 7 days old to the minute. */
+const YOUNG_HISTORY_DAYS = 8;
 
 /**
  * Reads the hourly history once per 30 s per process, whatever the number of requests. An
@@ -26,14 +35,19 @@ export function getForecastHistory(
   return deps.cache.get('forecast-history', TTL_MS, async () => {
     const since = deps.now() - FORECAST_HISTORY_DAYS * 86_400_000;
     try {
-      const { hours, snapshotCount } = await settleWithin(
-        deps.withDb((db) => readHourlyHistory(db, since)),
+      const young = deps.now() - YOUNG_HISTORY_DAYS * 86_400_000;
+      return await settleWithin(
+        deps.withDb(async (db) => {
+          const { hours, snapshotCount } = await readHourlyHistory(db, since);
+          const first = hours[0];
+          const startedAt = first && first.time > young ? await readFirstSnapshotAt(db) : null;
+          return { hours, snapshotCount, startedAt };
+        }),
         STORE_READ_DEADLINE_MS,
       );
-      return { hours, snapshotCount };
     } catch (error) {
       deps.log.warn('history store unavailable for the forecast', { error: describeDbError(error) });
-      return { hours: [], snapshotCount: 0 };
+      return { hours: [], snapshotCount: 0, startedAt: null };
     }
   });
 }

@@ -15,6 +15,7 @@ import { type ForecastHistory, getForecastHistory, selectHourlyPoints } from './
 const TTL_MS = 30_000;
 const PRICE_WAIT_MS = 250;
 const HOUR_MS = 3_600_000;
+const WEEK_MS = 7 * 24 * HOUR_MS;
 
 /** Everything /api/gas-predictions serves, as domain values (`toGasPredictionsBody` shapes the body). */
 export interface GasPredictions extends GasForecast {
@@ -90,13 +91,15 @@ function basisFor(
 ): ForecastBasis {
   const nowHour = Math.floor(now / HOUR_MS);
   const pastHours = history.hours.filter((point) => point.time < nowHour * HOUR_MS).length;
-  const stamp = `${nowHour}:${pastHours}`;
+  // A history turning 7 days old within the hour is prepared again then, to learn its own shape.
+  const young = history.startedAt !== null && now - history.startedAt < WEEK_MS;
+  const stamp = `${nowHour}:${pastHours}:${young}`;
   const memo = getState(deps, `forecast-basis:${horizon}`, () => ({
     stamp: '',
     basis: null as ForecastBasis | null,
   }));
   if (memo.stamp !== stamp || !memo.basis) {
-    memo.basis = prepareForecast(history.hours, now, horizon);
+    memo.basis = prepareForecast(history.hours, now, horizon, undefined, history.startedAt ?? undefined);
     memo.stamp = stamp;
   }
   return memo.basis;

@@ -108,6 +108,16 @@ export async function readL2Samples(
   }));
 }
 
+/** The slot of the oldest stored mainnet snapshot (epoch ms), or null for an empty store: one key read. */
+export async function readFirstSnapshotAt(db: Database): Promise<number | null> {
+  const [row] = await db
+    .select({ slotStart: mainnetSnapshots.slotStart })
+    .from(mainnetSnapshots)
+    .orderBy(asc(mainnetSnapshots.slotStart))
+    .limit(1);
+  return row ? row.slotStart.getTime() : null;
+}
+
 /**
  * Reads hourly tier means of the mainnet snapshots of every hour from the one holding `sinceMs` on
  * (that hour whole), oldest first, and how many snapshots they summarise: the forecaster's input and

@@ -157,6 +157,32 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     expect(after.dataPoints).toBe(seededCount);
   });
 
+  it.each([
+    [6.99, true],
+    [7.01, false],
+  ])(
+    'says usingFallbackData by the age of the oldest snapshot, to the minute: %f days stored gives %s',
+    async (days, fallback) => {
+      // 20 minutes into an hour, 6.99 days back is 14 minutes into the hour 168 hours back: counted in
+      // whole hours, that history would look a week long.
+      const now = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 2 * DAY_MS + 20 * 60_000;
+      const store = await openDatabase({ kind: 'pglite' });
+      try {
+        await store.migrate();
+        const rows = seededSnapshots(now).filter((row) => row.slotStart >= now - days * DAY_MS);
+        await store.withDb((db) => insertMainnetSnapshots(db, rows));
+        const app = createApp(createTestDeps(up.env, { withDb: store.withDb, now: () => now }));
+        const body = GasPredictionsResponseSchema.parse(
+          await (await app.request('/api/gas-predictions')).json(),
+        );
+        expect(body.dataPoints).toBe(rows.length);
+        expect(body.usingFallbackData).toBe(fallback);
+      } finally {
+        await store.close();
+      }
+    },
+  );
+
   it('reads the store once per refresh however many requests arrive', async () => {
     let reads = 0;
     const counting: WithDb = (fn) => {
