@@ -27,6 +27,9 @@ export function createMcpServer(deps: AppDeps, baseUrl: string): McpServer {
     { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
   );
   for (const tool of TOOLS) registerTool(server, deps, baseUrl, tool);
+  // The SDK declares a tool list that may change; this one never does, and a stateless server with no
+  // stream open could not say so anyway.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

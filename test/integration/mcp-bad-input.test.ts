@@ -347,6 +347,12 @@ describe('POST /api/mcp with bad input', () => {
     expect(res.text).toBe('');
   });
 
+  it('declares its tool list fixed (listChanged false): a stateless server never notifies', async () => {
+    const res = await post(INITIALIZE);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ id: 0, result: { capabilities: { tools: { listChanged: false } } } });
+  });
+
   it('keeps serving after every fault above', async () => {
     const client = await connect();
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
