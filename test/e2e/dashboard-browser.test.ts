@@ -517,6 +517,41 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     host.deps.cache.delete(L2_GAS_CACHE_KEY);
   });
 
+  it('keeps the last good figures for 5 minutes when refreshes fail to reach the API, then says so', async () => {
+    const watched = await browser.open(DESKTOP);
+    const { page } = watched;
+    await page.clock.install();
+    const api = await openDashboard(watched, base);
+    const shown = await dataValue(page, '[data-tier="average"] .gwei');
+    expect(shown).toBe(api['/api/gas']!.average);
+    // The network fails under mainnet gas and the price: their refreshes get no answer at all.
+    await page.route(/\/api\/(gas|eth-price)$/, (route) => route.abort());
+    const failed = page.waitForEvent('requestfailed', (req) => req.url() === `${base}/api/gas`);
+    await page.clock.fastForward(31_000);
+    await failed;
+    await page.waitForFunction(() =>
+      /^Refresh failed: showing figures from /.test(document.querySelector('#gas-state')?.textContent ?? ''),
+    );
+    expect(await dataValue(page, '[data-tier="average"] .gwei')).toBe(shown);
+    expect(await page.locator('#price-state').textContent()).toMatch(
+      /^Refresh failed: showing figures from /,
+    );
+    expect(await dataValue(page, '#price')).toBe(api['/api/eth-price']!.usd);
+    expect(await page.locator('#status').textContent()).toMatch(/^Some figures could not be refreshed/);
+    await saveScreenshot(page, 'dashboard-refresh-failed');
+    // Five minutes on, the kept figures give way; the badge says the API is out of reach, not why.
+    await page.clock.fastForward(5 * 60_000);
+    await page.waitForFunction(
+      () => document.querySelector('#gas-state')?.textContent === 'Unavailable: the API cannot be reached',
+    );
+    expect(await page.locator('[data-tier="average"] .gwei').textContent()).toBe('— gwei');
+    expect(await page.locator('#price').textContent()).toBe('Price unavailable');
+    const aborted = /request failed: http:[^ ]*\/api\/(gas|eth-price) net::ERR_FAILED$/;
+    const consoleAbort = /Failed to load resource: net::ERR_FAILED \(http:[^)]*\/api\/(gas|eth-price)\)$/;
+    expect(problemsOf(watched, [aborted, consoleAbort])).toEqual([]);
+    await page.unroute(/\/api\/(gas|eth-price)$/);
+  });
+
   it('says the price is unavailable when no price source answers, and shows the rest', async () => {
     await Promise.all([up.coingecko.fault('refuse'), up.coinbase.fault('refuse'), up.kraken.fault('refuse')]);
     const cold = await startHost(engine.withDb);

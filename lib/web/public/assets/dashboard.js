@@ -14,11 +14,20 @@ const FEEDS = [
   { key: 'accuracy', url: '/api/forecast-accuracy', every: 300 },
 ];
 
-/** Per feed: `data` (last good body), `error` (null, 'unavailable' or 'absent'), `at` (ms of last success). */
+/**
+ * Per feed: `data` (last good body), `error` (null, 'unavailable' or 'absent'), `status` (of the last
+ * failed answer; 0 when the API could not be reached), `at` (ms of last success).
+ */
 const feeds = Object.fromEntries(
-  FEEDS.map((f) => [f.key, { data: null, error: null, at: 0, every: f.every }]),
+  FEEDS.map((f) => [f.key, { data: null, error: null, status: 0, at: 0, every: f.every }]),
 );
 const $ = (id) => document.getElementById(id);
+
+/**
+ * How long a section keeps showing its last good figures while its refreshes fail: the API's own
+ * limit on serving a last good mainnet reading. Past it the section says the figures are unavailable.
+ */
+const KEEP_MS = 5 * 60_000;
 
 /** The refresh delay an answer asks for: its max-age, within 15 s to 10 min. */
 function cadence(res, fallback) {
@@ -39,35 +48,68 @@ async function poll(feed) {
       delay = cadence(res, feed.every);
     } else {
       slot.error = res.status === 404 ? 'absent' : 'unavailable';
+      slot.status = res.status;
       if (res.status === 404) slot.data = null;
       const retry = Number(res.headers.get('Retry-After'));
       delay = Number.isFinite(retry) && retry > 0 ? Math.min(retry, feed.every) : Math.min(30, feed.every);
     }
   } catch {
     slot.error = 'unavailable';
+    slot.status = 0;
     delay = Math.min(30, feed.every);
   }
   slot.every = delay;
   render();
-  setTimeout(() => poll(feed), delay * 1000);
+  schedule(feed, delay);
 }
 
-/** The last good payload of a feed, or null when it failed this time and has nothing to fall back on. */
-function current(key, { keepOnError = true } = {}) {
+/** Feeds waiting for the page to be shown again: a hidden tab asks the API nothing. */
+const paused = new Set();
+
+function schedule(feed, delay) {
+  setTimeout(() => {
+    if (document.hidden) paused.add(feed);
+    else poll(feed);
+  }, delay * 1000);
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (document.hidden) return;
+  for (const feed of paused) poll(feed);
+  paused.clear();
+});
+
+/** The last good payload of a feed while it is at most KEEP_MS old (a failing feed keeps it), else null. */
+function current(key) {
   const slot = feeds[key];
-  return slot.error && !keepOnError ? null : slot.data;
+  return slot.data && Date.now() - slot.at <= KEEP_MS ? slot.data : null;
+}
+
+/**
+ * Marks a section whose last refresh failed: with its last good figures still shown, since when they
+ * are; with nothing left to show and the API out of reach, that (the section's own badge would guess
+ * a cause on the server).
+ */
+function markFailedRefresh(state, key) {
+  const slot = feeds[key];
+  if (slot.error !== 'unavailable') return;
+  if (current(key)) badge(state, 'stale', `Refresh failed: showing figures from ${clockSeconds(slot.at)}`);
+  else if (slot.status === 0) badge(state, 'unavailable', 'Unavailable: the API cannot be reached');
 }
 
 function render() {
   const dashboard = current('dashboard');
-  const gas = feeds.gas.error ? null : feeds.gas.data;
+  const gas = current('gas');
   const price = current('price');
   const ethUsd = price?.usd ?? dashboard?.ethPrice?.usd ?? null;
 
-  renderDecision($('decision'), $('decision-detail'), feeds.dashboard.error ? null : dashboard, gas);
+  renderDecision($('decision'), $('decision-detail'), dashboard, gas);
   renderGas($('tiers'), $('gas-facts'), $('gas-state'), gas, ethUsd, Date.now());
+  markFailedRefresh($('gas-state'), 'gas');
   renderL2($('l2-table').tBodies[0], $('l2-state'), current('l2'));
-  renderPrice($('price'), $('price-state'), feeds.price.error ? null : price);
+  markFailedRefresh($('l2-state'), 'l2');
+  renderPrice($('price'), $('price-state'), price);
+  markFailedRefresh($('price-state'), 'price');
   const spark = price?.sparkline_7d ?? [];
   $('spark-caption').textContent = drawSparkline($('spark'), spark);
   renderAccuracy($('accuracy-section'), $('accuracy'), feeds.accuracy.error ? null : current('accuracy'));
@@ -78,13 +120,17 @@ function render() {
 let lastChart = null;
 
 function renderHistoryChart(dashboard, gas) {
-  const history = feeds.history.error ? [] : (feeds.history.data?.points ?? []);
+  const kept = current('history');
+  const history = kept?.points ?? [];
   const predictions = dashboard?.predictions ?? [];
   const currentAverage = gas?.average ?? dashboard?.currentGas?.average ?? null;
   const state = $('history-state');
-  if (feeds.history.error)
+  const failed = feeds.history.error;
+  if (failed && kept) markFailedRefresh(state, 'history');
+  else if (failed && feeds.history.status === 503)
     badge(state, 'unavailable', 'History unavailable: the history store cannot be reached');
-  else if (feeds.history.data && history.length === 0) badge(state, 'info', 'No history stored yet');
+  else if (failed) badge(state, 'unavailable', 'History unavailable right now');
+  else if (kept && history.length === 0) badge(state, 'info', 'No history stored yet');
   else if (!dashboard) badge(state, 'unavailable', 'Forecast unavailable right now');
   else badge(state, null, '');
   lastChart = { history, predictions, current: currentAverage, now: Date.now() };
@@ -109,3 +155,5 @@ new ResizeObserver(() => {
 }).observe($('chart'));
 
 for (const feed of FEEDS) poll(feed);
+// Re-render once a minute, so figures kept past KEEP_MS give way even while no answer arrives.
+setInterval(render, 60_000);

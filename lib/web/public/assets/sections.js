@@ -17,7 +17,7 @@ export function costUsd(feeGwei, gasUnits, ethUsd) {
  * (null without a price): at sub-gwei fees a 30 % saving can be a fraction of a cent, and a person
  * should see that beside the percentage.
  */
-export function decisionText(decision, gas, savedUsd = null) {
+export function decisionText(decision, gas, savedUsd = null, cheaperAhead = false) {
   if (decision.recommendation === 'wait') {
     const minutes = decision.nextBestEtaMinutes;
     const when = minutes < 60 ? `about ${Math.max(1, minutes)} min` : `about ${Math.round(minutes / 60)} h`;
@@ -28,7 +28,10 @@ export function decisionText(decision, gas, savedUsd = null) {
   }
   const percentile = gas?.baseFeePercentile7d;
   if (typeof percentile === 'number' && percentile <= 25) return 'Send now: fees are near their weekly low';
-  return 'Send now: no meaningfully cheaper hour is expected in the next 24 h';
+  // A cheaper hour may well be forecast; the advice is that waiting for it does not pay.
+  return cheaperAhead
+    ? 'Send now: waiting is not expected to pay off in the next 24 h'
+    : 'Send now: no cheaper hour is expected in the next 24 h';
 }
 
 /** Decision box: the sentence, and a detail line naming the cheapest hour ahead. */
@@ -45,15 +48,21 @@ export function renderDecision(el, detail, dashboard, gas) {
   const now = dashboard.currentGas.average;
   const saved = costUsd((now * d.expectedSavingsPct) / 100, TRANSFER_GAS, dashboard.ethPrice?.usd);
   // The sentence is a live region: rewrite it only when it changes, so a refresh is not re-announced.
-  const text = decisionText(d, gas, saved);
-  if (el.textContent !== text) el.textContent = text;
   const cheapest = dashboard.nextBestWindow;
+  const text = decisionText(d, gas, saved, Boolean(cheapest));
+  if (el.textContent !== text) el.textContent = text;
   if (d.recommendation === 'wait') {
     // The hour waited for and its expected price (sudden jumps and past errors priced in), which can
     // differ from the cheapest point of the forecast below.
     detail.textContent = `Waiting for around ${clock(d.nextBestAt)}: about ${gwei(d.expectedGas)} gwei expected, jump risk included, against ${gwei(now)} gwei now.`;
   } else if (cheapest) {
-    detail.textContent = `Cheapest predicted hour: around ${clock(cheapest.timestamp)}, ${gwei(cheapest.gasPrices.average)} gwei against ${gwei(now)} gwei now.`;
+    // The decision's expected price there counts the risk of a fee jump before then: why a forecast
+    // cheaper hour can still not be worth the wait.
+    const expected =
+      d.nextBestAt === cheapest.timestamp
+        ? `; with the risk of a fee jump before then, about ${gwei(d.expectedGas)} gwei is expected, too little saving to wait for`
+        : '';
+    detail.textContent = `Cheapest predicted hour: around ${clock(cheapest.timestamp)}, ${gwei(cheapest.gasPrices.average)} gwei against ${gwei(now)} gwei now${expected}.`;
   } else {
     detail.textContent = `Now (${gwei(now)} gwei) is the cheapest time the forecast expects.`;
   }
