@@ -9,6 +9,7 @@ import {
   toForecastAccuracyBody,
 } from '../lib/schemas/forecast-accuracy';
 import { getForecastAccuracy } from '../lib/services/forecast-accuracy';
+import { STORE_UNAVAILABLE_PROBLEM } from '../lib/services/gas-history';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -35,7 +36,11 @@ const route = createRoute({
       description: 'Scores of the forecasts made in the window.',
       content: { 'application/json': { schema: ForecastAccuracyResponseSchema } },
     },
-    ...problemResponses(400, 503),
+    ...problemResponses([400, 503], {
+      path: '/api/forecast-accuracy',
+      invalid: { name: 'window', value: '1d', allowed: ACCURACY_WINDOWS },
+      unavailable: STORE_UNAVAILABLE_PROBLEM,
+    }),
   },
 });
 

@@ -8,6 +8,7 @@ import {
   L2GasHistoryResponseSchema,
   toL2GasHistoryBody,
 } from '../lib/schemas/history';
+import { STORE_UNAVAILABLE_PROBLEM } from '../lib/services/gas-history';
 import { getL2GasHistory } from '../lib/services/l2-gas-history';
 import type { ApiApp } from './app-env';
 
@@ -31,7 +32,11 @@ const route = createRoute({
       description: 'Raw L2 samples.',
       content: { 'application/json': { schema: L2GasHistoryResponseSchema } },
     },
-    ...problemResponses(400, 503),
+    ...problemResponses([400, 503], {
+      path: '/api/l2-gas-history',
+      invalid: { name: 'network', value: 'zksync', allowed: L2_HISTORY_NETWORKS },
+      unavailable: STORE_UNAVAILABLE_PROBLEM,
+    }),
   },
 });
 

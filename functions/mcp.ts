@@ -20,7 +20,16 @@ export function registerMcp(app: ApiApp): void {
     description:
       'Stateless, unauthenticated, read-only. Tools: get_current_gas, get_l2_gas, get_eth_price, best_time_to_transact, ' +
       'estimate_transaction_cost, get_gas_forecast, get_gas_history, get_forecast_accuracy. Send `Accept: application/json, text/event-stream`.',
-    request: { body: { content: { 'application/json': { schema: { type: 'object' } } } } },
+    request: {
+      body: {
+        content: {
+          'application/json': {
+            schema: { type: 'object' },
+            example: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          },
+        },
+      },
+    },
     responses: {
       200: {
         description:
@@ -36,7 +45,7 @@ export function registerMcp(app: ApiApp): void {
       },
       406: { description: 'The Accept header does not list both application/json and text/event-stream.' },
       415: { description: 'The Content-Type is not application/json.' },
-      ...problemResponses(405, 413),
+      ...problemResponses([405, 413], { path: '/api/mcp' }),
     },
   });
 

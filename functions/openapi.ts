@@ -1,6 +1,6 @@
 import { type CachedAnswer, serveCached } from '../lib/http/cached-answer';
 import { SERVICE_NAME } from '../lib/http/envelope';
-import { PROBLEM_CONTENT_TYPE } from '../lib/http/problem';
+import { PROBLEM_CONTENT_TYPE, problemExample } from '../lib/http/problem';
 import type { ApiApp } from './app-env';
 
 /**
@@ -58,20 +58,25 @@ const header = (description: string) => ({ description, schema: { type: 'string'
  * a matching If-None-Match gets (extension 21); and the Retry-After of a 503.
  */
 function withConventions<D extends { paths?: object }>(doc: D): D {
-  const notAllowed = {
+  const notAllowed = (path: string) => ({
     description: 'Method not allowed; the `Allow` header lists the allowed methods.',
     headers: { Allow: header('The methods this path answers.') },
-    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
-  };
+    content: {
+      [PROBLEM_CONTENT_TYPE]: {
+        schema: { $ref: '#/components/schemas/Problem' },
+        example: problemExample(405, { path }),
+      },
+    },
+  });
   const caching = {
     ETag: header('Strong validator of the body: the first 128 bits of its SHA-256, quoted.'),
     'Cache-Control': header('`public, max-age=N, s-maxage=N`, N the refresh cadence in seconds.'),
     'Last-Modified': header('Time of the data, where it has one.'),
   };
-  for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
+  for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Record<string, Operation>][]) {
     for (const [method, operation] of Object.entries(item)) {
       const { responses } = operation;
-      responses[405] = { ...notAllowed, ...responses[405] };
+      responses[405] = { ...notAllowed(path), ...responses[405] };
       const unavailable = responses[503];
       if (unavailable) unavailable.headers = { 'Retry-After': header('Seconds to wait before retrying.') };
       const ok = responses[200];

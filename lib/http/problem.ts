@@ -56,32 +56,37 @@ export function problemResponse(problem: HttpProblem, instance: string): Respons
   return new Response(JSON.stringify(problemBody(problem, instance)), { status: problem.status, headers });
 }
 
-/** OpenAPI schema of every error body. */
+/** OpenAPI schema of every error body (each status's example is on its response, not here). */
 export const ProblemSchema = z
   .object({
-    type: z.string().openapi({ example: 'https://httpstatuses.io/400' }),
-    title: z.string().openapi({ example: 'Invalid query parameter' }),
-    status: z.number().int().openapi({ example: 400 }),
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
     detail: z.string(),
-    instance: z.string().openapi({ example: '/api/gas-history?range=1y' }),
+    instance: z.string().optional(),
     invalidParams: z
-      .array(
-        z.object({
-          name: z.string().openapi({ example: 'range' }),
-          reason: z.string().openapi({ example: 'must be one of the allowed values' }),
-          allowed: z
-            .array(z.string())
-            .optional()
-            .openapi({ example: ['10m', '30m', '2h', '6h', '1d', '7d', '30d'] }),
-        }),
-      )
+      .array(z.object({ name: z.string(), reason: z.string(), allowed: z.array(z.string()).optional() }))
       .optional(),
   })
   .openapi('Problem');
 
-/** OpenAPI response entries for the error statuses a route can answer. */
-export function problemResponses(...statuses: Array<400 | 404 | 405 | 413 | 500 | 503>) {
-  const descriptions: Record<number, string> = {
+type ProblemStatus = 400 | 404 | 405 | 413 | 500 | 503;
+
+/** What a route's documented errors look like: its path, a bad value of one parameter, its 503. */
+export interface ProblemExamples {
+  path: string;
+  /** A parameter, a value it refuses and its allowed values (for the 400). */
+  invalid?: { name: string; value: string; allowed: readonly string[] };
+  /** The 503's title and detail (the domain error the route's service throws). */
+  unavailable?: { title: string; detail: string };
+}
+
+/**
+ * OpenAPI response entries for the error statuses a route can answer, each with an example of its
+ * own status (a reference shows them; a shared schema example made every error look like a 400).
+ */
+export function problemResponses(statuses: readonly ProblemStatus[], examples: ProblemExamples) {
+  const descriptions: Record<ProblemStatus, string> = {
     400: 'A query parameter is missing or invalid; `invalidParams` names each one and its allowed values.',
     404: 'No such path.',
     405: 'Method not allowed; the `Allow` header lists the allowed methods.',
@@ -93,9 +98,46 @@ export function problemResponses(...statuses: Array<400 | 404 | 405 | 413 | 500 
     statuses.map((status) => [
       status,
       {
-        description: descriptions[status] ?? 'Error',
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
+        description: descriptions[status],
+        content: {
+          [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema, example: problemExample(status, examples) },
+        },
       },
     ]),
   );
+}
+
+/** An example body of `status` for a route (see ProblemExamples). */
+export function problemExample(status: ProblemStatus, { path, invalid, unavailable }: ProblemExamples) {
+  const problem = (title: string, detail: string, instance = path) => ({
+    type: `https://httpstatuses.io/${status}`,
+    title,
+    status,
+    detail,
+    instance,
+  });
+  switch (status) {
+    case 400: {
+      const { name, value, allowed } = invalid ?? { name: 'range', value: '1y', allowed: ['1d'] };
+      const reason = `"${value}" is not an allowed value (values are case-sensitive)`;
+      return {
+        ...problem(
+          'Invalid query parameter',
+          `${name} ${reason}; allowed: ${allowed.join(', ')}`,
+          `${path}?${name}=${value}`,
+        ),
+        invalidParams: [{ name, reason, allowed: [...allowed] }],
+      };
+    }
+    case 404:
+      return problem('Not found', `There is no resource at ${path}/nope; see /openapi.json.`, `${path}/nope`);
+    case 405:
+      return problem('Method not allowed', `DELETE is not allowed on ${path}.`);
+    case 413:
+      return problem('Request body too large', 'An MCP request body may be at most 65536 bytes.');
+    case 500:
+      return problem('Internal server error', 'The request could not be completed.');
+    case 503:
+      return problem(unavailable?.title ?? 'Service unavailable', unavailable?.detail ?? 'Retry shortly.');
+  }
 }

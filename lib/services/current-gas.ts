@@ -62,11 +62,17 @@ export async function getCurrentGas(
     if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
     return { ...shared.value, source: `${STALE_PREFIX}${shared.value.source}` };
   }
-  throw new GasUnavailableError(
+  throw gasUnavailable();
+}
+
+const gasUnavailable = () =>
+  new GasUnavailableError(
     'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
     RETRY_AFTER_SECONDS,
   );
-}
+
+/** The title and detail of the 503 every mainnet-gas endpoint answers, for its documented example. */
+export const GAS_UNAVAILABLE_PROBLEM = { title: gasUnavailable().summary, detail: gasUnavailable().message };
 
 /** Mainnet gas as a shared data kind: RPC providers (hedged failover), then Etherscan. */
 function mainnetGasKind(deps: GasDeps): SharedKind<CurrentGasReading> {

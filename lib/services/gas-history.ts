@@ -34,12 +34,21 @@ export async function readHistoryStore<T>(
     return await settleWithin(deps.withDb(work), STORE_READ_DEADLINE_MS);
   } catch (error) {
     deps.log.error('history store unavailable', { error: describeDbError(error) });
-    throw new HistoryStoreUnavailableError(
-      'The history database cannot be reached; retry shortly.',
-      STORE_RETRY_AFTER_SECONDS,
-    );
+    throw storeUnavailable();
   }
 }
+
+const storeUnavailable = () =>
+  new HistoryStoreUnavailableError(
+    'The history database cannot be reached; retry shortly.',
+    STORE_RETRY_AFTER_SECONDS,
+  );
+
+/** The title and detail of the 503 every history endpoint answers, for its documented example. */
+export const STORE_UNAVAILABLE_PROBLEM = {
+  title: storeUnavailable().summary,
+  detail: storeUnavailable().message,
+};
 
 /**
  * Reads bucketed mainnet history for a range ending now (SPEC 2.9, decision 9).

@@ -4,6 +4,9 @@ import { type NodeHost, startNodeHost } from '../../lib/node/host';
 import { launchBrowser, saveScreenshot, type TestBrowser } from '../helpers/browser';
 import { startUpstreams, type Upstreams } from '../upstreams';
 
+// In-page code runs in the browser; this Node-typed project has no DOM types.
+declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
+
 describe('GET /docs in a real browser (Node host, simulated upstreams)', () => {
   let up: Upstreams;
   let host: NodeHost;
@@ -77,5 +80,39 @@ describe('GET /docs in a real browser (Node host, simulated upstreams)', () => {
     expect(watched.problems).toEqual([]);
     expect(watched.requests.filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
     await saveScreenshot(page, 'docs-desktop');
+  });
+
+  it('"Try it out" on POST /api/mcp lists the tools, and every tool is named on the page', async () => {
+    const watched = await browser.open({ width: 1280, height: 900 });
+    const { page } = watched;
+    await page.goto(`${base}/docs`);
+    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/mcp"]') });
+    await operation.waitFor();
+    await operation.locator('.opblock-summary').first().click();
+    await operation.locator('.try-out__btn').click();
+    const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/mcp');
+    await operation.locator('.execute').click();
+    const res = await answered;
+    expect(res.status()).toBe(200);
+    const { result } = (await res.json()) as { result: { tools: { name: string }[] } };
+    const intro = (await page.locator('.intro').textContent()) ?? '';
+    expect(result.tools.length).toBe(8);
+    for (const tool of result.tools) expect(intro).toContain(tool.name);
+    expect(watched.problems).toEqual([]);
+  });
+
+  it('fits a phone with an operation open: the responses table scrolls inside its card', async () => {
+    const watched = await browser.open({ width: 375, height: 812 });
+    const { page } = watched;
+    await page.goto(`${base}/docs`);
+    const operation = page.locator('.opblock', { has: page.locator('[data-path="/api/gas-history"]') });
+    await operation.waitFor();
+    await operation.locator('.opblock-summary').first().click();
+    await operation.locator('.responses-table').first().waitFor();
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBe(0);
+    await saveScreenshot(page, 'docs-mobile-operation-open');
   });
 });

@@ -21,7 +21,7 @@ function appWithProbe() {
     },
     responses: {
       200: { description: 'ok', content: { 'application/json': { schema: z.object({}) } } },
-      ...problemResponses(400, 503),
+      ...problemResponses([400, 503], { path: '/api/probe' }),
     },
   });
   app.openapi(route, (c) => {
@@ -123,6 +123,41 @@ describe('HTTP conventions', () => {
   it('ignores a query parameter the endpoint does not know, such as a cache buster', async () => {
     const res = await appWithProbe().request('/api/probe?network=arbitrum&_=1732700000&Range2=x');
     expect(res.status).toBe(200);
+  });
+
+  it("documents each error status with an example of that status, a 503 with its route's own cause", async () => {
+    const doc = (await (await createApp(createTestDeps()).request('/openapi.json')).json()) as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            responses: Record<
+              string,
+              { content?: Record<string, { example?: { status: number; title: string } }> }
+            >;
+          }
+        >
+      >;
+    };
+    let checked = 0;
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const operation of Object.values(operations)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const example = response.content?.['application/problem+json']?.example;
+          if (!example) continue;
+          checked += 1;
+          expect(example.status, `${path} ${status}`).toBe(Number(status));
+          if (status === '503')
+            expect(example.title, path).toBe(
+              path.includes('history') || path.includes('accuracy')
+                ? 'History store unavailable'
+                : 'Gas data unavailable',
+            );
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
   });
 
   it('does not echo an oversized value back in full', async () => {

@@ -24,6 +24,14 @@
         defaultModelsExpandDepth: 0,
         // No badge from the public validator: the page loads nothing from any other origin.
         validatorUrl: null,
+        // The MCP transport answers 406 unless the client accepts both JSON and an event stream;
+        // Swagger UI would send only the one media type its menu offers.
+        requestInterceptor: (request) => {
+          if (new URL(request.url, origin).pathname === '/api/mcp') {
+            request.headers.Accept = 'application/json, text/event-stream';
+          }
+          return request;
+        },
         presets: [window.SwaggerUIBundle.presets.apis],
         layout: 'BaseLayout',
       });
