@@ -35,6 +35,24 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      {
+        // The Worker over separate requests (SELF.fetch), its bindings pointing at the simulators.
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: { PUBLIC_BASE_URL: 'https://gas.test', ...JSON.parse(inject('requestsTestEnv')) },
+            },
+          })),
+        ],
+        test: {
+          name: 'workers-requests',
+          include: ['test/workers-requests/**/*.test.ts'],
+          globalSetup: ['test/workers-requests/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

@@ -24,6 +24,7 @@ const passThrough: CoalescingCache = {
   peek: () => undefined,
   delete: () => {},
   version: () => 0,
+  settled: () => Promise.resolve(),
 };
 
 function percentile(sorted: number[], p: number): number {

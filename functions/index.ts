@@ -7,6 +7,7 @@ import { etagMatches } from '../lib/http/cached-json';
 import { createLogger } from '../lib/log';
 import { createLastGoodStore } from '../lib/store/create-last-good';
 import { createNeonWithDb } from '../lib/store/neon';
+import { sharedReadsSettled } from '../lib/store/shared-read';
 import type { WebAssets } from '../lib/web/assets';
 import { createApp } from './app';
 import type { ApiApp } from './app-env';
@@ -53,9 +54,18 @@ function assetsBinding(assets: Fetcher): WebAssets {
   };
 }
 
-/** Answers from the edge cache when a fresh copy is there; else runs the app and keeps a 200 GET for its s-maxage. */
+/** Answers a request, keeping it alive afterwards for the coalesced reads still in flight. */
 async function handleFetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-  const { app } = appFor(env);
+  const { app, deps } = appFor(env);
+  try {
+    return await answer(app, request, env, ctx);
+  } finally {
+    ctx.waitUntil(inFlightReadsSettled(deps));
+  }
+}
+
+/** Answers from the edge cache when a fresh copy is there; else runs the app and keeps a 200 GET for its s-maxage. */
+async function answer(app: ApiApp, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   if (request.method !== 'GET') return app.fetch(request, env, ctx);
   const edge = (caches as unknown as { default: Cache }).default;
   // Looked up without the client's conditional headers: the Cache API would answer a 304 of its own,
@@ -83,10 +93,20 @@ async function handleFetch(request: Request, env: Env, ctx: ExecutionContext): P
   return res;
 }
 
+/**
+ * Settles once every coalesced read in flight has settled: a request (or cron event) waits for it
+ * after answering. workerd cancels a request's outstanding I/O once it is done; a read this request
+ * started and stopped waiting for (the forecast's price, after 250 ms) would then never settle, and
+ * every later request of the isolate handed that same in-flight read would wait forever.
+ */
+function inFlightReadsSettled(deps: AppDeps): Promise<unknown> {
+  return Promise.all([deps.cache.settled(), sharedReadsSettled(deps)]);
+}
+
 export default {
   fetch: handleFetch,
   async scheduled(controller, env, ctx) {
     const { deps } = appFor(env);
-    ctx.waitUntil(runScheduledJobs(deps, controller.scheduledTime));
+    ctx.waitUntil(runScheduledJobs(deps, controller.scheduledTime).then(() => inFlightReadsSettled(deps)));
   },
 } satisfies ExportedHandler<Env>;

@@ -18,3 +18,9 @@ export function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
+
+/** Resolves once every given promise has settled, never rejecting; at once for none. */
+export async function allSettled(promises: Iterable<Promise<unknown>>): Promise<void> {
+  const pending = [...promises];
+  if (pending.length > 0) await Promise.allSettled(pending);
+}

@@ -1,3 +1,5 @@
+import { allSettled } from '../async';
+
 /** One cached value with the time it was stored. */
 export interface CacheEntry<T> {
   value: T;
@@ -17,6 +19,8 @@ export interface CoalescingCache {
   delete(key: string): void;
   /** A number that changes whenever a value is stored or forgotten (an answer made before it may be out of date). */
   version(): number;
+  /** Resolves once every load in flight now has settled (at once when none is), never rejecting. */
+  settled(): Promise<void>;
 }
 
 /**
@@ -71,5 +75,6 @@ export function createCoalescingCache(
       entries.delete(key);
     },
     version: () => version,
+    settled: () => allSettled(inFlight.values()),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { settleWithin } from '../async';
+import { allSettled, settleWithin } from '../async';
 import { stillWaiting } from '../clock';
 import { type AppDeps, getState } from '../deps';
 import { STORE_TIMEOUT_MAX_MS } from './create-last-good';
@@ -244,6 +244,11 @@ export function requireFreshReading(deps: Pick<AppDeps, 'state' | 'now'>, key: s
   const local = localState(deps);
   local.notBefore.set(key, deps.now());
   local.version += 1;
+}
+
+/** Resolves once every shared read this instance has in flight now has settled, never rejecting. */
+export function sharedReadsSettled(deps: Pick<AppDeps, 'state'>): Promise<void> {
+  return allSettled(localState(deps).inFlight.values());
 }
 
 /** A number that changes whenever this instance holds a new reading or is asked for a fresh one. */

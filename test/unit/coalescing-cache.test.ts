@@ -61,6 +61,22 @@ describe('coalescing TTL cache', () => {
     expect(await cache.get('k', 30_000, async () => 'recovered')).toBe('recovered');
   });
 
+  it('says when every load in flight has settled, failed ones included, and at once with none', async () => {
+    const cache = createCoalescingCache();
+    let settledYet = false;
+    await cache.settled();
+    let finish: (value: number) => void = () => {};
+    const loading = cache.get('slow', 1_000, () => new Promise<number>((resolve) => (finish = resolve)));
+    const failing = cache.get('bad', 1_000, () => Promise.reject(new Error('upstream down')));
+    const settled = cache.settled().then(() => (settledYet = true));
+    await failing.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(settledYet).toBe(false);
+    finish(7);
+    await settled;
+    expect(await loading).toBe(7);
+  });
+
   it('evicts the oldest key past its bound', async () => {
     const cache = createCoalescingCache({ maxEntries: 2 });
     for (const key of ['a', 'b', 'c']) await cache.get(key, 60_000, async () => key);

@@ -49,7 +49,9 @@ export function renderDecision(el, detail, dashboard, gas) {
   const saved = costUsd((now * d.expectedSavingsPct) / 100, TRANSFER_GAS, dashboard.ethPrice?.usd);
   // The sentence is a live region: rewrite it only when it changes, so a refresh is not re-announced.
   const cheapest = dashboard.nextBestWindow;
-  const text = decisionText(d, gas, saved, Boolean(cheapest));
+  // The rank of the same reading the decision was made from (the dashboard's), else /api/gas's.
+  const ranked = typeof dashboard.currentGas?.baseFeePercentile7d === 'number' ? dashboard.currentGas : gas;
+  const text = decisionText(d, ranked, saved, Boolean(cheapest));
   if (el.textContent !== text) el.textContent = text;
   if (d.recommendation === 'wait') {
     // The hour waited for and its expected price (sudden jumps and past errors priced in), which can
