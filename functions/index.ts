@@ -2,8 +2,9 @@ import { runScheduledJobs } from '../cron/scheduled';
 import { type Config, parseConfig } from '../lib/config';
 import type { AppDeps } from '../lib/deps';
 import { createCoalescingCache } from '../lib/http/cache';
-import { sharedMaxAge } from '../lib/http/cache-control';
+import { edgeLifetime } from '../lib/http/cache-control';
 import { etagMatches } from '../lib/http/cached-json';
+import { edgeCopy, restoreOwnCacheControl } from '../lib/http/edge-copy';
 import { createLogger } from '../lib/log';
 import { createLastGoodStore } from '../lib/store/create-last-good';
 import { createNeonWithDb } from '../lib/store/neon';
@@ -79,6 +80,7 @@ async function answer(app: ApiApp, request: Request, env: Env, ctx: ExecutionCon
     const res = notModified
       ? new Response(null, { status: 304, headers: hit.headers })
       : new Response(hit.body, hit);
+    restoreOwnCacheControl(res.headers);
     if (notModified) {
       res.headers.delete('Content-Type');
       res.headers.delete('Content-Length');
@@ -87,9 +89,10 @@ async function answer(app: ApiApp, request: Request, env: Env, ctx: ExecutionCon
     return res;
   }
   const res = await app.fetch(request, env, ctx);
-  if (res.status === 200 && sharedMaxAge(res.headers.get('Cache-Control')) > 0) {
-    ctx.waitUntil(edge.put(request, res.clone()));
-  }
+  const headers = res.headers;
+  const path = new URL(request.url).pathname;
+  const keep = edgeLifetime(path, headers.get('Cache-Control'), headers.get('Last-Modified'), Date.now());
+  if (res.status === 200 && keep > 0) ctx.waitUntil(edge.put(request, edgeCopy(res, keep)));
   return res;
 }
 

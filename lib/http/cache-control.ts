@@ -30,3 +30,37 @@ export function sharedMaxAge(cacheControl: string | null): number {
   const match = cacheControl?.match(/s-maxage=(\d+)/);
   return match ? Number(match[1]) : 0;
 }
+
+/** Forecasts made for the hour under way: their points start at the next whole hour (SPEC decision 8). */
+const HOURLY_PATHS = new Set(['/api/dashboard', '/api/gas-predictions']);
+/** Live readings, never served more than 5 minutes after their data (SPEC decisions 3 and 7). */
+const LIVE_PATHS = new Set([
+  '/api/gas',
+  '/api/eth-price',
+  '/api/l2-gas',
+  '/api/dashboard',
+  '/api/gas-predictions',
+]);
+const LIVE_LIMIT_S = 300;
+const HOUR_S = 3_600;
+
+/**
+ * How long a shared cache (the Worker's edge) may keep a 200 of `path`, in whole seconds: its
+ * s-maxage, but a forecast never past the turn of the hour (it would then start at the hour under
+ * way), and a live reading never past 5 minutes after its data's time (`Last-Modified`: a last good
+ * reading near that limit must not outlive it at the edge). 0: do not keep it.
+ */
+export function edgeLifetime(
+  path: string,
+  cacheControl: string | null,
+  lastModified: string | null,
+  now: number,
+): number {
+  let seconds = sharedMaxAge(cacheControl);
+  if (HOURLY_PATHS.has(path)) seconds = Math.min(seconds, HOUR_S - (Math.floor(now / 1000) % HOUR_S));
+  const dataTime = lastModified === null ? Number.NaN : Date.parse(lastModified);
+  if (LIVE_PATHS.has(path) && Number.isFinite(dataTime)) {
+    seconds = Math.min(seconds, LIVE_LIMIT_S - Math.ceil((now - dataTime) / 1000));
+  }
+  return Math.max(0, seconds);
+}

@@ -6,6 +6,7 @@ import {
 } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import worker from '../../functions/index';
+import { edgeCopy } from '../../lib/http/edge-copy';
 
 describe('Worker host in workerd', () => {
   it('answers GET /openapi.json with the OpenAPI document', async () => {
@@ -90,6 +91,23 @@ describe('Worker host in workerd', () => {
     expect(current.status).toBe(304);
     expect(current.headers.get('ETag')).toBe('"current"');
     expect(current.headers.get('Cache-Control')).toBe('public, max-age=30, s-maxage=30');
+  });
+
+  it("serves an edge copy kept for less than its s-maxage with the response's own Cache-Control", async () => {
+    const url = 'https://gas.test/api/gas-predictions?edge-shortened-test';
+    const own = 'public, max-age=30, s-maxage=30';
+    // What the Worker stores for a forecast 12 s before the hour turns (edgeLifetime, edgeCopy).
+    await (caches as unknown as { default: Cache }).default.put(
+      url,
+      edgeCopy(new Response('{"predictions":[]}', { headers: { 'Cache-Control': own, ETag: '"f"' } }), 12),
+    );
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request(url), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.headers.get('X-Edge-Cache')).toBe('HIT');
+    expect(res.headers.get('Cache-Control')).toBe(own);
+    expect(res.headers.has('X-Own-Cache-Control')).toBe(false);
+    expect(await res.json()).toEqual({ predictions: [] });
   });
 
   it('runs the scheduled jobs for the tick it was given, and reports a job that cannot run', async () => {
