@@ -1,10 +1,12 @@
 import { runScheduledJobs } from '../cron/scheduled';
-import { type Config, parseConfig } from '../lib/config';
+import { type Config, ConfigError, parseConfig } from '../lib/config';
 import type { AppDeps } from '../lib/deps';
 import { createCoalescingCache } from '../lib/http/cache';
 import { edgeLifetime } from '../lib/http/cache-control';
 import { etagMatches } from '../lib/http/cached-json';
 import { edgeCopy, restoreOwnCacheControl } from '../lib/http/edge-copy';
+import { responseHeaderRecord } from '../lib/http/headers';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from '../lib/http/problem';
 import { createLogger } from '../lib/log';
 import { createLastGoodStore } from '../lib/store/create-last-good';
 import { createNeonWithDb } from '../lib/store/neon';
@@ -55,14 +57,39 @@ function assetsBinding(assets: Fetcher): WebAssets {
   };
 }
 
-/** Answers a request, keeping it alive afterwards for the coalesced reads still in flight. */
+/**
+ * Answers a request, keeping it alive afterwards for the coalesced reads still in flight. A
+ * configuration the Worker cannot start with is logged (the variables named, never their values) and
+ * answered as the app answers its own errors, where Cloudflare would show its generic error page.
+ */
 async function handleFetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-  const { app, deps } = appFor(env);
+  let host: ReturnType<typeof appFor>;
+  try {
+    host = appFor(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    log.error('configuration refused', { error: error.message });
+    return misconfigured();
+  }
+  const { app, deps } = host;
   try {
     return await answer(app, request, env, ctx);
   } finally {
     ctx.waitUntil(inFlightReadsSettled(deps));
   }
+}
+
+/** The answer of a Worker whose configuration is refused: a 500 problem with CORS and the usual headers. */
+function misconfigured(): Response {
+  const problem = new HttpProblem(
+    500,
+    'Service misconfigured',
+    'The service cannot start with its configuration; its operator finds the reason in the log.',
+  );
+  return new Response(JSON.stringify(problemBody(problem)), {
+    status: 500,
+    headers: responseHeaderRecord({ 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' }),
+  });
 }
 
 /** Answers from the edge cache when a fresh copy is there; else runs the app and keeps a 200 GET for its s-maxage. */

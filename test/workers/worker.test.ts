@@ -110,6 +110,27 @@ describe('Worker host in workerd', () => {
     expect(await res.json()).toEqual({ predictions: [] });
   });
 
+  it('answers a configuration it cannot start with as a 500 problem with CORS, naming no value', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
+    try {
+      // Upstash's URL without its token: refused by the configuration's check.
+      const bad = { ...env, UPSTASH_REDIS_REST_URL: 'https://secret-host.example/redis' };
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request('https://gas.test/api/gas'), bad, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(500);
+      expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+      expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ status: 500, title: 'Service misconfigured' });
+      expect(lines.some((line) => line.includes('UPSTASH_REDIS_REST_TOKEN must be set together'))).toBe(true);
+      expect([text, ...lines].join('\n')).not.toContain('secret-host');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('runs the scheduled jobs for the tick it was given, and reports a job that cannot run', async () => {
     // The plain bindings have no DATABASE_URL: the snapshot, forecast and back-test jobs must fail,
     // loudly, for that slot and hour (the back-test's is the hour before: its last hour to judge
