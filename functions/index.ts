@@ -23,6 +23,8 @@ const cache = createCoalescingCache();
 const state = new Map<string, unknown>();
 const log = createLogger();
 let built: { env: Env; config: Config; app: ApiApp; deps: AppDeps } | undefined;
+/** The env whose configuration was refused, so its error is logged once, not on every request. */
+let refused: Env | undefined;
 
 /** Builds (once per isolate and env) the app and its dependencies. */
 function appFor(env: Env) {
@@ -58,24 +60,37 @@ function assetsBinding(assets: Fetcher): WebAssets {
 }
 
 /**
- * Answers a request, keeping it alive afterwards for the coalesced reads still in flight. A
- * configuration the Worker cannot start with is logged (the variables named, never their values) and
- * answered as the app answers its own errors, where Cloudflare would show its generic error page.
+ * The app for `env`, or undefined when its configuration is refused: logged once (the variables
+ * named, never their values).
  */
-async function handleFetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-  let host: ReturnType<typeof appFor>;
+function hostFor(env: Env): ReturnType<typeof appFor> | undefined {
   try {
-    host = appFor(env);
+    return appFor(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    log.error('configuration refused', { error: error.message });
-    return misconfigured();
+    if (refused !== env) log.error('configuration refused', { error: error.message });
+    refused = env;
+    return undefined;
   }
-  const { app, deps } = host;
+}
+
+/**
+ * Answers a request; a configuration the Worker cannot start with is answered as the app answers its
+ * own errors, where Cloudflare would show its generic error page. From the start the request is kept
+ * alive (`waitUntil`) until it has answered and every coalesced read then in flight has settled: a
+ * client that leaves early would otherwise cancel the reads it started, as workerd does on answering.
+ */
+async function handleFetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const host = hostFor(env);
+  if (!host) return misconfigured();
+  let answered: () => void = () => {};
+  ctx.waitUntil(
+    new Promise<void>((resolve) => (answered = resolve)).then(() => inFlightReadsSettled(host.deps)),
+  );
   try {
-    return await answer(app, request, env, ctx);
+    return await answer(host.app, request, env, ctx);
   } finally {
-    ctx.waitUntil(inFlightReadsSettled(deps));
+    answered();
   }
 }
 
@@ -136,7 +151,9 @@ function inFlightReadsSettled(deps: AppDeps): Promise<unknown> {
 export default {
   fetch: handleFetch,
   async scheduled(controller, env, ctx) {
-    const { deps } = appFor(env);
+    const host = hostFor(env);
+    if (!host) return;
+    const { deps } = host;
     ctx.waitUntil(runScheduledJobs(deps, controller.scheduledTime).then(() => inFlightReadsSettled(deps)));
   },
 } satisfies ExportedHandler<Env>;

@@ -45,7 +45,10 @@ export function registerMcp(app: ApiApp): void {
       },
       406: { description: 'The Accept header does not list both application/json and text/event-stream.' },
       415: { description: 'The Content-Type is not application/json.' },
-      ...problemResponses([405, 413], { path: '/api/mcp' }),
+      ...problemResponses([405, 413], {
+        path: '/api/mcp',
+        tooLarge: `An MCP request body may be at most ${MCP_MAX_BODY_BYTES} bytes.`,
+      }),
     },
   });
 

@@ -77,8 +77,10 @@ export interface ProblemExamples {
   path: string;
   /** A parameter, a value it refuses and its allowed values (for the 400). */
   invalid?: { name: string; value: string; allowed: readonly string[] };
-  /** The 503's title and detail (the domain error the route's service throws). */
-  unavailable?: { title: string; detail: string };
+  /** The 503's cause: the domain error the route's service throws (its summary and message). */
+  unavailable?: { summary: string; message: string };
+  /** The 413's detail: the body limit of a route that takes a body. */
+  tooLarge?: string;
 }
 
 /**
@@ -108,7 +110,10 @@ export function problemResponses(statuses: readonly ProblemStatus[], examples: P
 }
 
 /** An example body of `status` for a route (see ProblemExamples). */
-export function problemExample(status: ProblemStatus, { path, invalid, unavailable }: ProblemExamples) {
+export function problemExample(
+  status: ProblemStatus,
+  { path, invalid, unavailable, tooLarge }: ProblemExamples,
+) {
   const problem = (title: string, detail: string, instance = path) => ({
     type: `https://httpstatuses.io/${status}`,
     title,
@@ -134,10 +139,13 @@ export function problemExample(status: ProblemStatus, { path, invalid, unavailab
     case 405:
       return problem('Method not allowed', `DELETE is not allowed on ${path}.`);
     case 413:
-      return problem('Request body too large', 'An MCP request body may be at most 65536 bytes.');
+      return problem(
+        'Request body too large',
+        tooLarge ?? 'The request body is larger than this route reads.',
+      );
     case 500:
       return problem('Internal server error', 'The request could not be completed.');
     case 503:
-      return problem(unavailable?.title ?? 'Service unavailable', unavailable?.detail ?? 'Retry shortly.');
+      return problem(unavailable?.summary ?? 'Service unavailable', unavailable?.message ?? 'Retry shortly.');
   }
 }

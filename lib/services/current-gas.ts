@@ -71,8 +71,11 @@ const gasUnavailable = () =>
     RETRY_AFTER_SECONDS,
   );
 
-/** The title and detail of the 503 every mainnet-gas endpoint answers, for its documented example. */
-export const GAS_UNAVAILABLE_PROBLEM = { title: gasUnavailable().summary, detail: gasUnavailable().message };
+/** The summary and message of the error every mainnet-gas read throws when it has nothing to serve. */
+export const GAS_UNAVAILABLE_MESSAGE = {
+  summary: gasUnavailable().summary,
+  message: gasUnavailable().message,
+};
 
 /** Mainnet gas as a shared data kind: RPC providers (hedged failover), then Etherscan. */
 function mainnetGasKind(deps: GasDeps): SharedKind<CurrentGasReading> {

@@ -40,7 +40,9 @@ export function getForecastHistory(
         deps.withDb(async (db) => {
           const { hours, snapshotCount } = await readHourlyHistory(db, since);
           const first = hours[0];
-          const startedAt = first && first.time > young ? await readFirstSnapshotAt(db) : null;
+          // Only an age check: a failed read of it leaves the whole-hours count alone to decide.
+          const startedAt =
+            first && first.time > young ? await readFirstSnapshotAt(db).catch(() => null) : null;
           return { hours, snapshotCount, startedAt };
         }),
         STORE_READ_DEADLINE_MS,

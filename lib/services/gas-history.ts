@@ -44,10 +44,10 @@ const storeUnavailable = () =>
     STORE_RETRY_AFTER_SECONDS,
   );
 
-/** The title and detail of the 503 every history endpoint answers, for its documented example. */
-export const STORE_UNAVAILABLE_PROBLEM = {
-  title: storeUnavailable().summary,
-  detail: storeUnavailable().message,
+/** The summary and message of the error every history read throws when the store cannot be reached. */
+export const STORE_UNAVAILABLE_MESSAGE = {
+  summary: storeUnavailable().summary,
+  message: storeUnavailable().message,
 };
 
 /**

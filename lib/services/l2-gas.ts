@@ -38,8 +38,9 @@ export interface L2GasResult {
   /** When the answer was assembled. */
   fetchedAt: number;
   /**
-   * The time of its data: the newest network reading served (a last good one keeps its own time), or
-   * the assembly time when no network has one. The citation and Last-Modified state it.
+   * The time of its data: the oldest network reading served (a last good one keeps its own time), so
+   * every figure is at least that fresh; the assembly time when no network has one. The citation and
+   * Last-Modified state it, and a shared cache keeps the answer no later than 5 minutes after it.
    */
   updatedAt: number;
   networks: L2NetworkReading[];
@@ -123,7 +124,7 @@ async function loadL2Gas(
   const readAts = presented.flatMap((p) => (p.readAt === null ? [] : [p.readAt]));
   return {
     fetchedAt: now,
-    updatedAt: readAts.length > 0 ? Math.max(...readAts) : now,
+    updatedAt: readAts.length > 0 ? Math.min(...readAts) : now,
     networks: presented.map((p) => p.reading),
     snapshots: presented.map(toSnapshot),
     degraded: presented.some(

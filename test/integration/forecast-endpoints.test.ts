@@ -163,7 +163,7 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
   ])(
     'says usingFallbackData by the age of the oldest snapshot, to the minute: %f days stored gives %s',
     async (days, fallback) => {
-      // 20 minutes into an hour, 6.99 days back is 14 minutes into the hour 168 hours back: counted in
+      // 20 minutes into an hour, 6.99 days back is 34 minutes into the hour 168 hours back: counted in
       // whole hours, that history would look a week long.
       const now = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 2 * DAY_MS + 20 * 60_000;
       const store = await openDatabase({ kind: 'pglite' });

@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import type { AppDeps } from '../../lib/deps';
 import { type L2GasResponse, L2GasResponseSchema } from '../../lib/schemas/l2-gas';
+import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
+import { requireFreshReading } from '../../lib/store/shared-read';
 import { createFaultyStore, createTestDeps } from '../helpers/deps';
 import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
 
@@ -273,9 +275,9 @@ describe('GET /api/l2-gas', () => {
     expectLive(unavailable, 'base');
   });
 
-  it('dates its citation and Last-Modified by the newest reading served, a last good one keeping its own time', async () => {
+  it('dates its citation and Last-Modified by the oldest reading served, a last good one keeping its own time', async () => {
     setKnownState();
-    const { get } = instance();
+    const { get, deps } = instance();
     const readAt = clock;
     expect((await get()).body.citation).toMatch(new RegExp(`updated ${new Date(readAt).toISOString()}$`));
     for (const name of L2_NAMES) await Promise.all(up.l2[name].map((sim) => sim.fault('refuse')));
@@ -286,6 +288,14 @@ describe('GET /api/l2-gas', () => {
     expect(stale.body.citation).toMatch(new RegExp(`updated ${new Date(readAt).toISOString()}$`));
     expect(stale.lastModified).toBe(new Date(readAt).toUTCString());
     expect(stale.body.fetchedAt).toBe(new Date(clock).toISOString());
+    // Arbitrum back: its fresh reading beside three last good ones, the answer is as old as the oldest.
+    await Promise.all(up.l2.arbitrum.map((sim) => sim.reset()));
+    clock += 20_000;
+    requireFreshReading(deps, 'l2-gas:arbitrum');
+    deps.cache.delete(L2_GAS_CACHE_KEY);
+    const mixed = await get();
+    expect(mixed.body.networks.find((n) => n.id === 'arbitrum')?.feeNote).not.toMatch(/last good/);
+    expect(mixed.lastModified).toBe(new Date(readAt).toUTCString());
   });
 
   it('answers without a network when the last-good store hangs or holds something unreadable', async () => {

@@ -1,6 +1,6 @@
 // The chart (last 24 h of history, next 24 h of forecast, uncertainty band, low-fee windows) and the
 // ETH price sparkline, as hand-written SVG sized to their container so text stays legible on a phone.
-import { clock, gwei, h, s, usd } from './dom.js';
+import { clock, clockDay, gwei, h, s, usd } from './dom.js';
 
 const HOUR = 3_600_000;
 /** Tolerance behind a prediction's `confidence`: the chance the outcome lands within this factor. */
@@ -211,7 +211,7 @@ export function describeChart({ history, predictions, current }) {
     const windows = predictions.filter((p) => p.isLowFeeWindow).length;
     parts.push(
       `The forecast for the next ${predictions.length} h ranges from ${gwei(Math.min(...values))} to ` +
-        `${gwei(Math.max(...values))} gwei, cheapest around ${clock(cheapest.timestamp)} ` +
+        `${gwei(Math.max(...values))} gwei, cheapest around ${clockDay(cheapest.timestamp)} ` +
         `(${gwei(cheapest.average)} gwei); ${windows} ${windows === 1 ? 'hour is a' : 'hours are'} predicted low-fee ${windows === 1 ? 'window' : 'windows'}.`,
     );
   }
@@ -226,7 +226,7 @@ export function fillForecastTable(tbody, predictions) {
       return h(
         'tr',
         {},
-        h('td', {}, clock(p.timestamp)),
+        h('td', {}, clockDay(p.timestamp)),
         h('td', {}, gwei(p.average)),
         h('td', {}, `${gwei(band.low)} – ${gwei(band.high)}`),
         h('td', {}, p.isLowFeeWindow ? 'yes' : ''),

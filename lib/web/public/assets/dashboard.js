@@ -59,8 +59,11 @@ async function poll(feed) {
     delay = Math.min(30, feed.every);
   }
   slot.every = delay;
-  render();
-  schedule(feed, delay);
+  try {
+    render();
+  } finally {
+    schedule(feed, delay);
+  }
 }
 
 /** Feeds waiting for the page to be shown again: a hidden tab asks the API nothing. */
@@ -79,21 +82,33 @@ document.addEventListener('visibilitychange', () => {
   paused.clear();
 });
 
-/** The last good payload of a feed while it is at most KEEP_MS old (a failing feed keeps it), else null. */
-function current(key) {
-  const slot = feeds[key];
-  return slot.data && Date.now() - slot.at <= KEEP_MS ? slot.data : null;
+/** When a feed's last good figures were read upstream: the body's own time where it has one. */
+function dataTime(key) {
+  const { data, at } = feeds[key];
+  const stamped = Date.parse(data?.updatedAt ?? data?.lastUpdated ?? '');
+  return Number.isFinite(stamped) ? stamped : at;
 }
 
 /**
- * Marks a section whose last refresh failed: with its last good figures still shown, since when they
- * are; with nothing left to show and the API out of reach, that (the section's own badge would guess
- * a cause on the server).
+ * The last good payload of a feed: while its refreshes succeed, and after one fails while its data is
+ * at most KEEP_MS old (counted from the data's own time, as the API counts); else null.
  */
-function markFailedRefresh(state, key) {
+function current(key) {
+  const slot = feeds[key];
+  if (!slot.data || !slot.error) return slot.data;
+  return Date.now() - dataTime(key) <= KEEP_MS ? slot.data : null;
+}
+
+/**
+ * Marks a section whose last refresh failed: with its last good figures still shown, their time; with
+ * nothing left to show and the API out of reach, that (the section's own badge would guess a cause on
+ * the server).
+ */
+function markFailedRefresh(state, key, what = 'figures') {
   const slot = feeds[key];
   if (slot.error !== 'unavailable') return;
-  if (current(key)) badge(state, 'stale', `Refresh failed: showing figures from ${clockSeconds(slot.at)}`);
+  if (current(key))
+    badge(state, 'stale', `Refresh failed: showing ${what} from ${clockSeconds(dataTime(key))}`);
   else if (slot.status === 0) badge(state, 'unavailable', 'Unavailable: the API cannot be reached');
 }
 
@@ -104,6 +119,10 @@ function render() {
   const ethUsd = price?.usd ?? dashboard?.ethPrice?.usd ?? null;
 
   renderDecision($('decision'), $('decision-detail'), dashboard, gas);
+  if (feeds.dashboard.error && dashboard) {
+    $('decision-detail').textContent +=
+      ` Advice from ${clockSeconds(dataTime('dashboard'))}: its refresh failed.`;
+  }
   renderGas($('tiers'), $('gas-facts'), $('gas-state'), gas, ethUsd, Date.now());
   markFailedRefresh($('gas-state'), 'gas');
   renderL2($('l2-table').tBodies[0], $('l2-state'), current('l2'));
@@ -126,12 +145,15 @@ function renderHistoryChart(dashboard, gas) {
   const currentAverage = gas?.average ?? dashboard?.currentGas?.average ?? null;
   const state = $('history-state');
   const failed = feeds.history.error;
-  if (failed && kept) markFailedRefresh(state, 'history');
+  if (failed && kept) markFailedRefresh(state, 'history', 'the history');
   else if (failed && feeds.history.status === 503)
     badge(state, 'unavailable', 'History unavailable: the history store cannot be reached');
+  else if (failed && feeds.history.status === 0)
+    badge(state, 'unavailable', 'History unavailable: the API cannot be reached');
   else if (failed) badge(state, 'unavailable', 'History unavailable right now');
   else if (kept && history.length === 0) badge(state, 'info', 'No history stored yet');
   else if (!dashboard) badge(state, 'unavailable', 'Forecast unavailable right now');
+  else if (feeds.dashboard.error) markFailedRefresh(state, 'dashboard', 'the forecast');
   else badge(state, null, '');
   lastChart = { history, predictions, current: currentAverage, now: Date.now() };
   drawChart($('chart'), lastChart);

@@ -55,6 +55,14 @@ export function clock(iso) {
   return new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
+/** Local clock time, with the weekday when it is not today ("Sat 07:00 AM"): an hour ahead may be tomorrow's. */
+export function clockDay(iso) {
+  const date = new Date(iso);
+  const time = clock(iso);
+  if (date.toDateString() === new Date().toDateString()) return time;
+  return `${date.toLocaleDateString([], { weekday: 'short' })} ${time}`;
+}
+
 /** Local clock time with seconds. */
 export function clockSeconds(iso) {
   return new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
