@@ -34,7 +34,7 @@ const route = createRoute({
     },
     ...problemResponses([400, 503], {
       path: '/api/l2-gas-history',
-      invalid: { name: 'network', value: 'zksync', allowed: L2_HISTORY_NETWORKS },
+      invalid: { name: 'network', value: 'zksync', allowed: L2_HISTORY_NETWORKS, also: 'hours=24' },
       unavailable: STORE_UNAVAILABLE_MESSAGE,
     }),
   },

@@ -75,8 +75,8 @@ type ProblemStatus = 400 | 404 | 405 | 413 | 500 | 503;
 /** What a route's documented errors look like: its path, a bad value of one parameter, its 503. */
 export interface ProblemExamples {
   path: string;
-  /** A parameter, a value it refuses and its allowed values (for the 400). */
-  invalid?: { name: string; value: string; allowed: readonly string[] };
+  /** A parameter, a value it refuses and its allowed values (for the 400); `also`: the other required ones. */
+  invalid?: { name: string; value: string; allowed: readonly string[]; also?: string };
   /** The 503's cause: the domain error the route's service throws (its summary and message). */
   unavailable?: { summary: string; message: string };
   /** The 413's detail: the body limit of a route that takes a body. */
@@ -123,13 +123,13 @@ export function problemExample(
   });
   switch (status) {
     case 400: {
-      const { name, value, allowed } = invalid ?? { name: 'range', value: '1y', allowed: ['1d'] };
+      const { name, value, allowed, also } = invalid ?? { name: 'range', value: '1y', allowed: ['1d'] };
       const reason = `"${value}" is not an allowed value (values are case-sensitive)`;
       return {
         ...problem(
           'Invalid query parameter',
           `${name} ${reason}; allowed: ${allowed.join(', ')}`,
-          `${path}?${name}=${value}`,
+          `${path}?${name}=${value}${also ? `&${also}` : ''}`,
         ),
         invalidParams: [{ name, reason, allowed: [...allowed] }],
       };
