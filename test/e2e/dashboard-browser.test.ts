@@ -352,6 +352,14 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
       const res = await route.fetch();
       await route.fulfill({ response: res, json: { ...(await res.json()), ...extension } });
     });
+    // A send-now decision whose headline ranks the reading it was made from: the dashboard's own.
+    await page.route(`${base}/api/dashboard`, async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      const currentGas = { ...body.currentGas, baseFeePercentile7d: extension.baseFeePercentile7d };
+      const decision = { ...body.decision, recommendation: 'send_now', expectedSavingsPct: 0 };
+      await route.fulfill({ response: res, json: { ...body, currentGas, decision } });
+    });
     const accuracy = {
       citation: 'Data from Gas Fee API, updated 2026-11-23T08:00:00.000Z',
       tier: 'free',
@@ -382,9 +390,8 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(await average.textContent()).toContain('Max fee66.5 gwei');
     expect(await average.textContent()).toContain('Priority fee3.25 gwei');
     expect(await average.textContent()).toContain('Wait~12 s (90 %: 24 s)');
-    if (api['/api/dashboard']!.decision.recommendation === 'send_now') {
-      expect(await page.locator('#decision').textContent()).toBe('Send now: fees are near their weekly low');
-    }
+    expect(api['/api/dashboard']!.decision.recommendation).toBe('send_now');
+    expect(await page.locator('#decision').textContent()).toBe('Send now: fees are near their weekly low');
     await page.locator('#accuracy-section').waitFor();
     expect(await page.locator('#accuracy').textContent()).toBe(
       'Over the last 7 days (161 forecasts served), the forecast was off by 3.21 gwei on average, against 5.62 gwei ' +
