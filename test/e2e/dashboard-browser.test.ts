@@ -531,8 +531,8 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     const api = await openDashboard(watched, base);
     const shown = await dataValue(page, '[data-tier="average"] .gwei');
     expect(shown).toBe(api['/api/gas']!.average);
-    // The network fails under mainnet gas and the price: their refreshes get no answer at all.
-    await page.route(/\/api\/(gas|eth-price)$/, (route) => route.abort());
+    // The network fails under mainnet gas, the price and the advice: their refreshes get no answer.
+    await page.route(/\/api\/(gas|eth-price|dashboard)$/, (route) => route.abort());
     const failed = page.waitForEvent('requestfailed', (req) => req.url() === `${base}/api/gas`);
     await page.clock.fastForward(31_000);
     await failed;
@@ -545,6 +545,12 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     );
     expect(await dataValue(page, '#price')).toBe(api['/api/eth-price']!.usd);
     expect(await page.locator('#status').textContent()).toMatch(/^Some figures could not be refreshed/);
+    expect(await page.locator('#decision-detail').textContent()).toMatch(
+      / Advice from .+: its refresh failed\.$/,
+    );
+    expect(await page.locator('#history-state').textContent()).toMatch(
+      /^Refresh failed: showing the forecast from /,
+    );
     await saveScreenshot(page, 'dashboard-refresh-failed');
     // Five minutes on, the kept figures give way; the badge says the API is out of reach, not why.
     await page.clock.fastForward(5 * 60_000);
@@ -553,10 +559,31 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     );
     expect(await page.locator('[data-tier="average"] .gwei').textContent()).toBe('— gwei');
     expect(await page.locator('#price').textContent()).toBe('Price unavailable');
-    const aborted = /request failed: http:[^ ]*\/api\/(gas|eth-price) net::ERR_FAILED$/;
-    const consoleAbort = /Failed to load resource: net::ERR_FAILED \(http:[^)]*\/api\/(gas|eth-price)\)$/;
+    const aborted = /request failed: http:[^ ]*\/api\/(gas|eth-price|dashboard) net::ERR_FAILED$/;
+    const consoleAbort =
+      /Failed to load resource: net::ERR_FAILED \(http:[^)]*\/api\/(gas|eth-price|dashboard)\)$/;
     expect(problemsOf(watched, [aborted, consoleAbort])).toEqual([]);
-    await page.unroute(/\/api\/(gas|eth-price)$/);
+    await page.unroute(/\/api\/(gas|eth-price|dashboard)$/);
+  });
+
+  it('keeps the last good figures after a failed refresh in a browser whose clock runs 10 minutes fast', async () => {
+    const watched = await browser.open(DESKTOP);
+    const { page } = watched;
+    await page.clock.install({ time: Date.now() + 10 * 60_000 });
+    const api = await openDashboard(watched, base);
+    await page.route(`${base}/api/gas`, (route) => route.abort());
+    const failed = page.waitForEvent('requestfailed', (req) => req.url() === `${base}/api/gas`);
+    await page.clock.fastForward(31_000);
+    await failed;
+    // The data's age is taken by the server's clock: 31 s, not 10 minutes and 31 s.
+    await page.waitForFunction(() =>
+      /^Refresh failed: showing figures from /.test(document.querySelector('#gas-state')?.textContent ?? ''),
+    );
+    expect(await dataValue(page, '[data-tier="average"] .gwei')).toBe(api['/api/gas']!.average);
+    const aborted = /request failed: http:[^ ]*\/api\/gas net::ERR_FAILED$/;
+    const consoleAbort = /Failed to load resource: net::ERR_FAILED \(http:[^)]*\/api\/gas\)$/;
+    expect(problemsOf(watched, [aborted, consoleAbort])).toEqual([]);
+    await page.unroute(`${base}/api/gas`);
   });
 
   it('says the price is unavailable when no price source answers, and shows the rest', async () => {

@@ -16,10 +16,11 @@ const FEEDS = [
 
 /**
  * Per feed: `data` (last good body), `error` (null, 'unavailable' or 'absent'), `status` (of the last
- * failed answer; 0 when the API could not be reached), `at` (ms of last success).
+ * failed answer; 0 when the API could not be reached), `at` (ms of last success), `dataAt` (when that
+ * body's data was read upstream, in this browser's clock).
  */
 const feeds = Object.fromEntries(
-  FEEDS.map((f) => [f.key, { data: null, error: null, status: 0, at: 0, every: f.every }]),
+  FEEDS.map((f) => [f.key, { data: null, error: null, status: 0, at: 0, dataAt: 0, every: f.every }]),
 );
 const $ = (id) => document.getElementById(id);
 
@@ -45,6 +46,7 @@ async function poll(feed) {
       slot.data = await res.json();
       slot.error = null;
       slot.at = Date.now();
+      slot.dataAt = dataTimeOf(slot.data, res, slot.at);
       delay = cadence(res, feed.every);
     } else {
       slot.error = res.status === 404 ? 'absent' : 'unavailable';
@@ -59,11 +61,26 @@ async function poll(feed) {
     delay = Math.min(30, feed.every);
   }
   slot.every = delay;
+  // Kept figures give way the moment they pass KEEP_MS, not at the next answer.
+  const left = slot.dataAt + KEEP_MS - Date.now();
+  if (slot.error && slot.data && left > 0) setTimeout(render, left + 50);
   try {
     render();
   } finally {
     schedule(feed, delay);
   }
+}
+
+/**
+ * When a body's data was read upstream, in this browser's clock: its age by the server's clock (its
+ * own time, `updatedAt` / `lastUpdated`, else Last-Modified, against the answer's Date), taken from
+ * the time it arrived here, so a browser clock set wrong does not move it. Else the arrival time.
+ */
+function dataTimeOf(body, res, arrived) {
+  const stamped = Date.parse(body?.updatedAt ?? body?.lastUpdated ?? res.headers.get('Last-Modified') ?? '');
+  const served = Date.parse(res.headers.get('Date') ?? '');
+  if (!Number.isFinite(stamped) || !Number.isFinite(served)) return arrived;
+  return arrived - Math.max(0, served - stamped);
 }
 
 /** Feeds waiting for the page to be shown again: a hidden tab asks the API nothing. */
@@ -82,11 +99,9 @@ document.addEventListener('visibilitychange', () => {
   paused.clear();
 });
 
-/** When a feed's last good figures were read upstream: the body's own time where it has one. */
+/** When a feed's last good figures were read upstream, in this browser's clock (dataTimeOf). */
 function dataTime(key) {
-  const { data, at } = feeds[key];
-  const stamped = Date.parse(data?.updatedAt ?? data?.lastUpdated ?? '');
-  return Number.isFinite(stamped) ? stamped : at;
+  return feeds[key].dataAt;
 }
 
 /**
@@ -151,9 +166,9 @@ function renderHistoryChart(dashboard, gas) {
   else if (failed && feeds.history.status === 0)
     badge(state, 'unavailable', 'History unavailable: the API cannot be reached');
   else if (failed) badge(state, 'unavailable', 'History unavailable right now');
-  else if (kept && history.length === 0) badge(state, 'info', 'No history stored yet');
   else if (!dashboard) badge(state, 'unavailable', 'Forecast unavailable right now');
   else if (feeds.dashboard.error) markFailedRefresh(state, 'dashboard', 'the forecast');
+  else if (kept && history.length === 0) badge(state, 'info', 'No history stored yet');
   else badge(state, null, '');
   lastChart = { history, predictions, current: currentAverage, now: Date.now() };
   drawChart($('chart'), lastChart);
@@ -177,5 +192,3 @@ new ResizeObserver(() => {
 }).observe($('chart'));
 
 for (const feed of FEEDS) poll(feed);
-// Re-render once a minute, so figures kept past KEEP_MS give way even while no answer arrives.
-setInterval(render, 60_000);
