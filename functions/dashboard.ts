@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { problemResponses } from '../lib/http/problem';
 import { DashboardResponseSchema, toDashboardBody } from '../lib/schemas/forecast';
-import { GAS_UNAVAILABLE_MESSAGE } from '../lib/services/current-gas';
+import { gasUnavailable } from '../lib/services/current-gas';
 import { getDashboard } from '../lib/services/dashboard';
 import type { ApiApp } from './app-env';
 
@@ -16,7 +16,7 @@ const route = createRoute({
     'when no live or recent mainnet reading exists.',
   responses: {
     200: { description: 'Dashboard.', content: { 'application/json': { schema: DashboardResponseSchema } } },
-    ...problemResponses([503], { path: '/api/dashboard', unavailable: GAS_UNAVAILABLE_MESSAGE }),
+    ...problemResponses([503], { path: '/api/dashboard', unavailable: gasUnavailable() }),
   },
 });
 

@@ -9,7 +9,7 @@ import {
   toForecastAccuracyBody,
 } from '../lib/schemas/forecast-accuracy';
 import { getForecastAccuracy } from '../lib/services/forecast-accuracy';
-import { STORE_UNAVAILABLE_MESSAGE } from '../lib/services/gas-history';
+import { storeUnavailable } from '../lib/services/gas-history';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -39,7 +39,7 @@ const route = createRoute({
     ...problemResponses([400, 503], {
       path: '/api/forecast-accuracy',
       invalid: { name: 'window', value: '1d', allowed: ACCURACY_WINDOWS },
-      unavailable: STORE_UNAVAILABLE_MESSAGE,
+      unavailable: storeUnavailable(),
     }),
   },
 });

@@ -3,7 +3,7 @@ import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasHistoryResponseSchema, HISTORY_RANGES, toGasHistoryBody } from '../lib/schemas/history';
-import { getGasHistory, STORE_UNAVAILABLE_MESSAGE } from '../lib/services/gas-history';
+import { getGasHistory, storeUnavailable } from '../lib/services/gas-history';
 import type { HistoryRange } from '../lib/store/history-buckets';
 import type { ApiApp } from './app-env';
 
@@ -27,7 +27,7 @@ const route = createRoute({
     ...problemResponses([400, 503], {
       path: '/api/gas-history',
       invalid: { name: 'range', value: '1y', allowed: HISTORY_RANGES },
-      unavailable: STORE_UNAVAILABLE_MESSAGE,
+      unavailable: storeUnavailable(),
     }),
   },
 });

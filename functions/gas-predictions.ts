@@ -3,7 +3,7 @@ import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { enumQuery } from '../lib/http/params';
 import { problemResponses } from '../lib/http/problem';
 import { GasPredictionsResponseSchema, TIMEFRAMES, toGasPredictionsBody } from '../lib/schemas/forecast';
-import { GAS_UNAVAILABLE_MESSAGE } from '../lib/services/current-gas';
+import { gasUnavailable } from '../lib/services/current-gas';
 import { getGasPredictions } from '../lib/services/gas-predictions';
 import type { ApiApp } from './app-env';
 
@@ -29,7 +29,7 @@ const route = createRoute({
     ...problemResponses([400, 503], {
       path: '/api/gas-predictions',
       invalid: { name: 'timeframe', value: '48h', allowed: TIMEFRAMES },
-      unavailable: GAS_UNAVAILABLE_MESSAGE,
+      unavailable: gasUnavailable(),
     }),
   },
 });

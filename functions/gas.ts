@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { envelopedAnswer, serveCached } from '../lib/http/cached-answer';
 import { problemResponses } from '../lib/http/problem';
 import { GasResponseSchema, toGasBody } from '../lib/schemas/current-gas';
-import { GAS_UNAVAILABLE_MESSAGE, getCurrentGas } from '../lib/services/current-gas';
+import { gasUnavailable, getCurrentGas } from '../lib/services/current-gas';
 import type { ApiApp } from './app-env';
 
 const route = createRoute({
@@ -16,7 +16,7 @@ const route = createRoute({
     'then starts with `stale:`). 503 only when none of these exists.',
   responses: {
     200: { description: 'Current tiers.', content: { 'application/json': { schema: GasResponseSchema } } },
-    ...problemResponses([503], { path: '/api/gas', unavailable: GAS_UNAVAILABLE_MESSAGE }),
+    ...problemResponses([503], { path: '/api/gas', unavailable: gasUnavailable() }),
   },
 });
 

@@ -8,7 +8,7 @@ import {
   L2GasHistoryResponseSchema,
   toL2GasHistoryBody,
 } from '../lib/schemas/history';
-import { STORE_UNAVAILABLE_MESSAGE } from '../lib/services/gas-history';
+import { storeUnavailable } from '../lib/services/gas-history';
 import { getL2GasHistory } from '../lib/services/l2-gas-history';
 import type { ApiApp } from './app-env';
 
@@ -35,7 +35,7 @@ const route = createRoute({
     ...problemResponses([400, 503], {
       path: '/api/l2-gas-history',
       invalid: { name: 'network', value: 'zksync', allowed: L2_HISTORY_NETWORKS, also: 'hours=24' },
-      unavailable: STORE_UNAVAILABLE_MESSAGE,
+      unavailable: storeUnavailable(),
     }),
   },
 });

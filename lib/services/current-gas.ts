@@ -65,17 +65,12 @@ export async function getCurrentGas(
   throw gasUnavailable();
 }
 
-const gasUnavailable = () =>
+/** The error every mainnet-gas read throws when it has nothing to serve (also the 503's documented example). */
+export const gasUnavailable = () =>
   new GasUnavailableError(
     'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
     RETRY_AFTER_SECONDS,
   );
-
-/** The summary and message of the error every mainnet-gas read throws when it has nothing to serve. */
-export const GAS_UNAVAILABLE_MESSAGE = {
-  summary: gasUnavailable().summary,
-  message: gasUnavailable().message,
-};
 
 /** Mainnet gas as a shared data kind: RPC providers (hedged failover), then Etherscan. */
 function mainnetGasKind(deps: GasDeps): SharedKind<CurrentGasReading> {

@@ -38,17 +38,12 @@ export async function readHistoryStore<T>(
   }
 }
 
-const storeUnavailable = () =>
+/** The error every history read throws when the store cannot be reached (also the 503's documented example). */
+export const storeUnavailable = () =>
   new HistoryStoreUnavailableError(
     'The history database cannot be reached; retry shortly.',
     STORE_RETRY_AFTER_SECONDS,
   );
-
-/** The summary and message of the error every history read throws when the store cannot be reached. */
-export const STORE_UNAVAILABLE_MESSAGE = {
-  summary: storeUnavailable().summary,
-  message: storeUnavailable().message,
-};
 
 /**
  * Reads bucketed mainnet history for a range ending now (SPEC 2.9, decision 9).
