@@ -2,8 +2,10 @@ import type { Context, TypedResponse } from 'hono';
 import type { AppDeps } from '../deps';
 import { sharedReadVersion } from '../store/shared-read';
 import {
+  answerFor,
   type CachedJsonOptions,
   cacheKeyOf,
+  type RenderedAnswer,
   type RenderedJson,
   type RenderedJsonCache,
   renderedJson,
@@ -66,15 +68,17 @@ export interface AnswerRoute {
  * stored or forgotten in the coalescing cache, no new shared reading held or asked for, and for at
  * most HOT_MS from the start of that read (so a refresh that falls due by time alone, or a figure that
  * counts time such as a stale price's age, is seen within that long; a clock set back before that
- * start ends it at once); a failed read of any URL ends every last answer. Node then writes the
- * response in the same turn that parsed the request, as a constant handler's is.
+ * start ends it at once); a failed read of any URL ends every last answer. It takes the URL and the
+ * If-None-Match header as they arrived and gives the status, headers and body, so the Node host
+ * writes the answer on Node's own response in the turn that parsed the request, without making a
+ * Request or a Response (lib/node/host.ts).
  */
 export interface AnswerRoutes {
   /** The rendered answers, shared with the app. */
   rendered: RenderedJsonCache;
   remember(url: string, route: AnswerRoute): void;
   /** Answers a GET of a remembered URL at once from its last answer, if that is still current; else undefined. */
-  answerNow(request: Request, deps: AppDeps): Response | undefined;
+  answerNow(url: string, ifNoneMatch: string | undefined, deps: AppDeps): RenderedAnswer | undefined;
   /** Answers a GET of a remembered URL; undefined when the app must answer (unknown URL, failed read). */
   answer(request: Request, deps: AppDeps): Promise<Response | undefined>;
   /** The read the fast path already made for `request`, taken once, so a request never reads twice. */
@@ -113,8 +117,8 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
         hot.delete(oldest);
       }
     },
-    answerNow(request, deps) {
-      const last = hot.get(request.url);
+    answerNow(url, ifNoneMatch, deps) {
+      const last = hot.get(url);
       const now = deps.now();
       if (
         !last ||
@@ -125,7 +129,7 @@ export function createAnswerRoutes(rendered: RenderedJsonCache, maxUrls = 1_000)
       )
         return undefined;
       answered += 1;
-      return respondWith(last.entry, request.headers.get('If-None-Match'));
+      return answerFor(last.entry, ifNoneMatch);
     },
     async answer(request, deps) {
       const route = routes.get(request.url);

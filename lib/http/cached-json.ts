@@ -67,13 +67,24 @@ export function renderedJson(
   return entry;
 }
 
-/** A rendered answer as a response: a 304 with its headers when `ifNoneMatch` matches its tag, else the 200. */
+/** What a rendered answer sends: its status, every header, and its body (none for a 304). */
+export interface RenderedAnswer {
+  status: 200 | 304;
+  headers: Readonly<Record<string, string>>;
+  body: string | Uint8Array | null;
+}
+
+/** A rendered answer for a request: a 304 with its headers when `ifNoneMatch` matches its tag, else the 200. */
+export function answerFor(entry: RenderedJson, ifNoneMatch: string | undefined | null): RenderedAnswer {
+  return ifNoneMatch != null && etagMatches(ifNoneMatch, entry.etag)
+    ? { status: 304, headers: entry.notModifiedHeaders, body: null }
+    : { status: 200, headers: entry.headers, body: entry.body };
+}
+
+/** A rendered answer as a response (see answerFor). */
 export function respondWith(entry: RenderedJson, ifNoneMatch: string | undefined | null): Response {
-  const notModified = ifNoneMatch != null && etagMatches(ifNoneMatch, entry.etag);
-  const res = notModified
-    ? new Response(null, { status: 304, headers: entry.notModifiedHeaders })
-    : new Response(entry.body, { status: 200, headers: entry.headers });
-  return markStamped(res);
+  const { status, headers, body } = answerFor(entry, ifNoneMatch);
+  return markStamped(new Response(body, { status, headers }));
 }
 
 function sameBasis(a: readonly unknown[] | undefined, b: readonly unknown[]): boolean {
@@ -99,11 +110,18 @@ function render(
   const etag = strongEtag(bytes);
   const caching: Record<string, string> = { 'Cache-Control': cacheControl, ETag: etag };
   if (updatedAt !== undefined) caching['Last-Modified'] = new Date(updatedAt).toUTCString();
+  // Content-Length is one of the headers, so whoever writes them (Hono's Node adapter, or the Node
+  // host writing an immediate answer on Node's own response) sends the same bytes.
+  const length = String(bytes.length);
   return {
     source,
     body: bytes.length === text.length && bytes.length <= MAX_TEXT_BODY ? text : bytes,
     etag,
-    headers: responseHeaderRecord({ 'Content-Type': 'application/json', ...caching }),
+    headers: responseHeaderRecord({
+      'Content-Type': 'application/json',
+      'Content-Length': length,
+      ...caching,
+    }),
     notModifiedHeaders: responseHeaderRecord(caching),
   };
 }

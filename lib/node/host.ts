@@ -1,5 +1,6 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ServerType, serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { runScheduledJobs } from '../../cron/scheduled';
 import { createApp } from '../../functions/app';
 import { type Config, parseConfig } from '../config';
@@ -53,9 +54,8 @@ export async function startNodeHost(
     ...options.deps,
   };
   // The fast path: a GET of a URL the app already answered from its rendered cache is answered again
-  // by the same steps without Hono's routing, middleware and validation, at once (not even a promise,
-  // so Node writes it in the turn that parsed the request) while its last answer is current
-  // (lib/http/cached-answer.ts).
+  // by the same steps without Hono's routing, middleware and validation (lib/http/cached-answer.ts);
+  // while its last answer is current, at once, on Node's own request and response (`immediate`).
   const routes = createAnswerRoutes(createRenderedJsonCache());
   const app = createApp(deps, { routes });
   // The request log: one line per request, handed to the logger (main.ts writes it in batches).
@@ -69,13 +69,27 @@ export async function startNodeHost(
     const fast = request.method === 'GET' ? await routes.answer(request, deps) : undefined;
     return logged(request, fast ?? (await app.fetch(request)), started);
   };
-  const handle = (request: Request) => {
+  const handle = (request: Request) => answer(request, performance.now());
+  // The immediate answer: the URL as Hono's adapter would spell it (it gives other spellings, such as
+  // a host name in capitals, in their normal form, which then simply miss here), and the answer's
+  // headers, Content-Length among them, written as the adapter writes them.
+  const immediate = (req: IncomingMessage, res: ServerResponse): boolean => {
     const started = performance.now();
-    const now = request.method === 'GET' ? routes.answerNow(request, deps) : undefined;
-    return now ? logged(request, now, started) : answer(request, started);
+    const target = req.url ?? '';
+    const hostName = req.headers.host;
+    if (req.method !== 'GET' || !hostName || target.charCodeAt(0) !== 47) return false;
+    const now = routes.answerNow(`http://${hostName}${target}`, req.headers['if-none-match'], deps);
+    if (!now) return false;
+    res.writeHead(now.status, now.headers);
+    res.end(now.body ?? undefined);
+    const query = target.indexOf('?');
+    log.info(
+      `GET ${query < 0 ? target : target.slice(0, query)} ${now.status} ${Math.round(performance.now() - started)}ms`,
+    );
+    return true;
   };
 
-  const server = await listen(handle, config.port);
+  const server = await listen(handle, immediate, config.port);
   const port = (server.address() as { port: number }).port;
   if (!config.publicBaseUrl) config.publicBaseUrl = `http://localhost:${port}`;
   const scheduler =
@@ -94,15 +108,23 @@ export async function startNodeHost(
   };
 }
 
-/** Starts the HTTP server and resolves once it listens. */
+/**
+ * Starts the HTTP server and resolves once it listens: each request is offered to `immediate` first,
+ * and goes to `fetch` through Hono's Node adapter when `immediate` does not answer it.
+ */
 function listen(
   fetch: (request: Request) => Response | Promise<Response>,
+  immediate: (req: IncomingMessage, res: ServerResponse) => boolean,
   port: number,
-): Promise<ServerType> {
+): Promise<Server> {
+  const viaAdapter = getRequestListener(fetch, { hostname: '0.0.0.0' });
+  const server = createServer((req, res) => {
+    if (!immediate(req, res)) return viaAdapter(req, res);
+  });
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, port, hostname: '0.0.0.0' }, () => resolve(server));
     server.once('error', reject);
     server.on('clientError', answerClientError);
+    server.listen(port, '0.0.0.0', () => resolve(server));
   });
 }
 

@@ -106,6 +106,20 @@ describe('Node host fast path', () => {
     expect(wire(stale.fast)).toBe(wire(stale.app));
   });
 
+  it('answers another spelling of a remembered URL as the URL itself, through the adapter', async () => {
+    const path = '/api/gas-history?range=1d';
+    await rawGet(path, 'fast.test');
+    const immediate = await rawGet(path, 'fast.test');
+    const before = host.fastAnswers();
+    // The adapter gives both in their normal form (http://fast.test/...): the remembered URL.
+    const capitals = await rawGet(path, 'FAST.test');
+    const dotted = await rawGet('/api/./gas-history?range=1d', 'fast.test');
+    expect(host.fastAnswers()).toBe(before + 2);
+    expect(statusOf(immediate)).toBe(200);
+    expect(wire(capitals)).toBe(wire(immediate));
+    expect(wire(dotted)).toBe(wire(immediate));
+  });
+
   it('serves the refreshed answer once the data changes, never the one it answered before', async () => {
     const before = new Map<string, Buffer>();
     for (const path of CACHEABLE_REQUESTS) before.set(path, await rawGet(path, 'fast.test'));

@@ -1,9 +1,10 @@
-// The Node host's immediate answer (AnswerRoutes.answerNow, lib/http/cached-answer.ts): a URL's last
-// answer is served again without reading its service only while nothing it could depend on changed.
+// The Node host's immediate answer (AnswerRoutes.answerNow in lib/http/cached-answer.ts; lib/node/host.ts
+// writes it): a URL's last answer is served again without reading its service only while nothing it
+// could depend on changed.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type CachedAnswer, createAnswerRoutes, HOT_MS } from '../../lib/http/cached-answer';
-import { createRenderedJsonCache } from '../../lib/http/cached-json';
+import { createRenderedJsonCache, type RenderedAnswer } from '../../lib/http/cached-json';
 import { readThrough, requireFreshReading } from '../../lib/store/shared-read';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 
@@ -49,18 +50,20 @@ beforeEach(() => {
 describe('fast path: the immediate answer', () => {
   it('serves the last answer, 200 and 304, without reading again', async () => {
     const routes = setUp();
-    expect(routes.answerNow(get(), deps)).toBeUndefined(); // nothing answered yet
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined(); // nothing answered yet
     const first = (await routes.answer(get(), deps)) as Response;
     const etag = first.headers.get('ETag') as string;
     expect(reads).toBe(1);
-    const again = routes.answerNow(get(), deps) as Response;
+    const again = routes.answerNow(URL_, undefined, deps) as RenderedAnswer;
     expect(again.status).toBe(200);
-    expect(await again.text()).toBe('{"n":1}');
-    expect(again.headers.get('ETag')).toBe(etag);
-    expect(routes.answerNow(get({ 'If-None-Match': etag }), deps)?.status).toBe(304);
-    expect(routes.answerNow(get({ 'If-None-Match': '"other"' }), deps)?.status).toBe(200);
+    expect(again.body).toBe('{"n":1}');
+    expect(again.headers.ETag).toBe(etag);
+    expect(again.headers['Content-Length']).toBe('7');
+    expect(routes.answerNow(URL_, etag, deps)?.body).toBeNull();
+    expect(routes.answerNow(URL_, etag, deps)?.status).toBe(304);
+    expect(routes.answerNow(URL_, '"other"', deps)?.status).toBe(200);
     expect(reads).toBe(1);
-    expect(routes.answered()).toBe(4);
+    expect(routes.answered()).toBe(5);
   });
 
   it('stops once HOT_MS have passed since the read began, however long the read took', async () => {
@@ -68,18 +71,18 @@ describe('fast path: the immediate answer', () => {
     readMs = 80;
     await routes.answer(get(), deps); // read from clock 0 to 80
     clock += HOT_MS - 80 - 1;
-    expect(routes.answerNow(get(), deps)).toBeDefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeDefined();
     clock += 1;
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
   });
 
   it('stops when the clock is set back before its read began', async () => {
     const routes = setUp();
     await routes.answer(get(), deps);
     clock -= 1;
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
     await routes.answer(get(), deps);
-    expect(routes.answerNow(get(), deps)).toBeDefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeDefined();
     expect(reads).toBe(2);
   });
 
@@ -92,7 +95,7 @@ describe('fast path: the immediate answer', () => {
       freshMs: 60_000,
       read: async () => ({ value: 1, readAt: clock }),
     });
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
   });
 
   it('keeps no last answer for a URL forgotten while its read was under way', async () => {
@@ -106,7 +109,7 @@ describe('fast path: the immediate answer', () => {
     routes.remember(other, { answer: thing, query: undefined, key: '/api/other', path: '/api/other' });
     open();
     expect(await answering).toBeDefined();
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
   });
 
   it("ends every URL's last answer when any read fails", async () => {
@@ -114,29 +117,29 @@ describe('fast path: the immediate answer', () => {
     const other = 'http://fast.test/api/other';
     routes.remember(other, { answer: thing, query: undefined, key: '/api/other', path: '/api/other' });
     await routes.answer(get(), deps);
-    expect(routes.answerNow(get(), deps)).toBeDefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeDefined();
     fail = true;
     expect(await routes.answer(get({}, other), deps)).toBeUndefined();
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
   });
 
   it('stops as soon as the coalescing cache stores or forgets anything', async () => {
     const routes = setUp();
     await routes.answer(get(), deps);
     await deps.cache.get('other', 1_000, async () => 1);
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
     value = { n: 2 };
     expect(await ((await routes.answer(get(), deps)) as Response).text()).toBe('{"n":2}');
-    expect(await (routes.answerNow(get(), deps) as Response).text()).toBe('{"n":2}');
+    expect(routes.answerNow(URL_, undefined, deps)?.body).toBe('{"n":2}');
     deps.cache.delete('other');
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
   });
 
   it('stops as soon as a fresh shared reading is asked for', async () => {
     const routes = setUp();
     await routes.answer(get(), deps);
     requireFreshReading(deps, 'mainnet-gas');
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
   });
 
   it('is not made from a read during which something changed, nor kept past a failed read', async () => {
@@ -144,13 +147,13 @@ describe('fast path: the immediate answer', () => {
     const answering = routes.answer(get(), deps);
     deps.cache.delete('anything'); // while the read is in flight
     await answering;
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
     await routes.answer(get(), deps);
-    expect(routes.answerNow(get(), deps)).toBeDefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeDefined();
     clock += HOT_MS;
     fail = true;
     expect(await routes.answer(get(), deps)).toBeUndefined(); // the app answers a failed read
     clock -= HOT_MS; // even within the window the failed URL's last answer is gone
-    expect(routes.answerNow(get(), deps)).toBeUndefined();
+    expect(routes.answerNow(URL_, undefined, deps)).toBeUndefined();
   });
 });
