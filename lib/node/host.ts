@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { runScheduledJobs } from '../../cron/scheduled';
 import { createApp } from '../../functions/app';
 import { type Config, parseConfig } from '../config';
@@ -23,6 +23,8 @@ export interface NodeHost {
   deps: AppDeps;
   /** How many requests the fast path answered without running the app. */
   fastAnswers(): number;
+  /** How many of those were immediate answers, written without Hono's adapter. */
+  immediateAnswers(): number;
   close(): Promise<void>;
 }
 
@@ -70,26 +72,42 @@ export async function startNodeHost(
     return logged(request, fast ?? (await app.fetch(request)), started);
   };
   const handle = (request: Request) => answer(request, performance.now());
-  // The immediate answer: the URL as Hono's adapter would spell it (it gives other spellings, such as
-  // a host name in capitals, in their normal form, which then simply miss here), and the answer's
-  // headers, Content-Length among them, written as the adapter writes them.
+  // The immediate answer: the URL as Hono's adapter spells it for a host it takes as it is (any
+  // other host, and any target it would normalise, is looked up under another spelling than its
+  // remembered one, so it misses here and the adapter answers it), and the answer's headers,
+  // Content-Length among them, written as the adapter writes them.
+  let immediateAnswers = 0;
   const immediate = (req: IncomingMessage, res: ServerResponse): boolean => {
     const started = performance.now();
     const target = req.url ?? '';
     const hostName = req.headers.host;
-    if (req.method !== 'GET' || !hostName || target.charCodeAt(0) !== 47) return false;
+    if (req.method !== 'GET' || !hostName || !PLAIN_HOST.test(hostName) || target.charCodeAt(0) !== 47)
+      return false;
     const now = routes.answerNow(`http://${hostName}${target}`, req.headers['if-none-match'], deps);
     if (!now) return false;
     res.writeHead(now.status, now.headers);
     res.end(now.body ?? undefined);
-    const query = target.indexOf('?');
-    log.info(
-      `GET ${query < 0 ? target : target.slice(0, query)} ${now.status} ${Math.round(performance.now() - started)}ms`,
-    );
+    immediateAnswers += 1;
+    log.info(`GET ${pathOfTarget(target)} ${now.status} ${Math.round(performance.now() - started)}ms`);
     return true;
   };
+  // A request Hono's adapter cannot make a Request of (a Host header with a path or a port it
+  // refuses, a backslash in the path, an absolute URL it cannot read) gets the app's problem+json
+  // and its log line, where the adapter alone sends a bare 400 and the log would miss it.
+  const refused = (error: unknown, req: IncomingMessage | undefined): Response => {
+    const problem =
+      error instanceof RequestError
+        ? new HttpProblem(400, 'Bad request', 'The request target and Host header do not form a valid URL.')
+        : new HttpProblem(500, 'Internal error', 'The request could not be answered.');
+    if (!(error instanceof RequestError)) log.error('request failed', { error });
+    log.info(`${req?.method ?? '-'} ${pathOfTarget(req?.url ?? '-')} ${problem.status} 0ms`);
+    return new Response(JSON.stringify(problemBody(problem)), {
+      status: problem.status,
+      headers: responseHeaderRecord({ 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' }),
+    });
+  };
 
-  const server = await listen(handle, immediate, config.port);
+  const server = await listen({ fetch: handle, immediate, refused }, config.port);
   const port = (server.address() as { port: number }).port;
   if (!config.publicBaseUrl) config.publicBaseUrl = `http://localhost:${port}`;
   const scheduler =
@@ -100,6 +118,7 @@ export async function startNodeHost(
     port,
     deps,
     fastAnswers: routes.answered,
+    immediateAnswers: () => immediateAnswers,
     async close() {
       await scheduler?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -108,18 +127,40 @@ export async function startNodeHost(
   };
 }
 
+/** How the host's HTTP server answers (see listen). */
+interface Answering {
+  fetch: (request: Request) => Response | Promise<Response>;
+  immediate: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** The answer to a request the adapter refused (`req` when it refused it on arrival). */
+  refused: (error: unknown, req: IncomingMessage | undefined) => Response;
+}
+
 /**
  * Starts the HTTP server and resolves once it listens: each request is offered to `immediate` first,
  * and goes to `fetch` through Hono's Node adapter when `immediate` does not answer it.
  */
-function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
-  immediate: (req: IncomingMessage, res: ServerResponse) => boolean,
-  port: number,
-): Promise<Server> {
-  const viaAdapter = getRequestListener(fetch, { hostname: '0.0.0.0' });
+function listen({ fetch, immediate, refused }: Answering, port: number): Promise<Server> {
+  // The adapter refuses a request it cannot read synchronously, within the call below: that request
+  // is `arriving` then.
+  let arriving: IncomingMessage | undefined;
+  const viaAdapter = getRequestListener(fetch, {
+    hostname: '0.0.0.0',
+    errorHandler: (error) => refused(error, arriving),
+  });
   const server = createServer((req, res) => {
-    if (!immediate(req, res)) return viaAdapter(req, res);
+    try {
+      if (immediate(req, res)) return;
+    } catch {
+      // Not expected (fixed headers, pure checks); the adapter answers, or the connection closes
+      // if a head was already sent.
+      if (res.headersSent) return void res.destroy();
+    }
+    arriving = req;
+    try {
+      return viaAdapter(req, res);
+    } finally {
+      arriving = undefined;
+    }
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -127,6 +168,12 @@ function listen(
     server.listen(port, '0.0.0.0', () => resolve(server));
   });
 }
+
+/**
+ * A Host header that Hono's Node adapter takes as it is (its own test, `reValidHost`): lower case,
+ * no path, a port of at least 4 digits; for any other its URL is normalised or refused.
+ */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 
 /** What answerClientError sends for a refusal of Node's parser, by its error code (else a 400). */
 const CLIENT_ERRORS: Readonly<
@@ -184,6 +231,13 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   });
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head.join('')}\r\n${body}`);
+}
+
+/** The path of a request target without its query (`-` for one that is not a path). */
+function pathOfTarget(target: string): string {
+  if (target.charCodeAt(0) !== 47) return '-';
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
 }
 
 /** The path of an absolute request URL without its query, cheaper than parsing a URL per request. */

@@ -90,7 +90,9 @@ async function bothWays(path: string, headers: Record<string, string> = {}) {
 describe('Node host fast path', () => {
   it.each(CACHEABLE_REQUESTS)('%s: a hit is byte-identical to the app, 200 and 304', async (path) => {
     await rawGet(path, 'fast.test'); // through the app: the URL is remembered (and a live source label consumed)
-    const { fast, app } = await bothWays(path);
+    const immediate = host.immediateAnswers();
+    const { fast, app } = await bothWays(path); // the fast path reads, and keeps its answer for the next two
+
     expect(statusOf(fast)).toBe(200);
     expect(wire(fast)).toBe(wire(app));
     expect(headerOf(fast, 'Content-Type')).toBe('application/json');
@@ -104,20 +106,36 @@ describe('Node host fast path', () => {
     const stale = await bothWays(path, { 'If-None-Match': '"not-the-current-tag"' });
     expect(statusOf(stale.fast)).toBe(200);
     expect(wire(stale.fast)).toBe(wire(stale.app));
+    expect(host.immediateAnswers(), 'the 304 and the stale tag answered at once').toBe(immediate + 2);
   });
 
-  it('answers another spelling of a remembered URL as the URL itself, through the adapter', async () => {
+  it('answers other spellings of a remembered URL through the adapter, and refuses unreadable ones', async () => {
     const path = '/api/gas-history?range=1d';
     await rawGet(path, 'fast.test');
-    const immediate = await rawGet(path, 'fast.test');
+    const plain = await rawGet(path, 'fast.test');
     const before = host.fastAnswers();
+    const immediate = host.immediateAnswers();
     // The adapter gives both in their normal form (http://fast.test/...): the remembered URL.
     const capitals = await rawGet(path, 'FAST.test');
     const dotted = await rawGet('/api/./gas-history?range=1d', 'fast.test');
     expect(host.fastAnswers()).toBe(before + 2);
-    expect(statusOf(immediate)).toBe(200);
-    expect(wire(capitals)).toBe(wire(immediate));
-    expect(wire(dotted)).toBe(wire(immediate));
+    expect(host.immediateAnswers()).toBe(immediate);
+    // A host that carries a path spells the remembered URL when glued to the target; the adapter
+    // refuses it, and so it is refused, with a problem+json and a log line like any other request.
+    const logged = lines.length;
+    const pathInHost = await rawGet('/gas-history?range=1d', 'fast.test/api');
+    const backslash = await rawGet('/api\\gas-history?range=1d', 'fast.test');
+    for (const answer of [pathInHost, backslash]) {
+      expect(statusOf(answer)).toBe(400);
+      expect(headerOf(answer, 'Content-Type')).toBe('application/problem+json');
+      expect(headerOf(answer, 'Access-Control-Allow-Origin')).toBe('*');
+      expect(JSON.parse(bodyOf(answer).toString('utf8'))).toMatchObject({ status: 400, title: 'Bad request' });
+    }
+    expect(lines.slice(logged).filter((l) => / info GET \/\S* 400 0ms$/.test(l))).toHaveLength(2);
+    expect(host.immediateAnswers()).toBe(immediate);
+    expect(statusOf(plain)).toBe(200);
+    expect(wire(capitals)).toBe(wire(plain));
+    expect(wire(dotted)).toBe(wire(plain));
   });
 
   it('serves the refreshed answer once the data changes, never the one it answered before', async () => {
@@ -186,8 +204,10 @@ describe('Node host fast path', () => {
   });
 
   it('writes one log line per request, fast or not, a concurrent burst included', async () => {
+    const immediate = host.immediateAnswers();
     const burst = await Promise.all(Array.from({ length: 200 }, () => rawGet('/api/gas', 'fast.test')));
     expect(burst.every((answer) => statusOf(answer) === 200)).toBe(true);
+    expect(host.immediateAnswers() - immediate).toBeGreaterThan(100); // lines written without the adapter too
     const requestLines = lines.filter((l) => / info GET \/\S* \d{3} \d+ms$/.test(l));
     expect(requestLines).toHaveLength(sent);
     expect(requestLines.filter((l) => l.includes(' GET /api/gas 200 ')).length).toBeGreaterThanOrEqual(200);
