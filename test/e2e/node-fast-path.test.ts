@@ -129,7 +129,10 @@ describe('Node host fast path', () => {
       expect(statusOf(answer)).toBe(400);
       expect(headerOf(answer, 'Content-Type')).toBe('application/problem+json');
       expect(headerOf(answer, 'Access-Control-Allow-Origin')).toBe('*');
-      expect(JSON.parse(bodyOf(answer).toString('utf8'))).toMatchObject({ status: 400, title: 'Bad request' });
+      expect(JSON.parse(bodyOf(answer).toString('utf8'))).toMatchObject({
+        status: 400,
+        title: 'Bad request',
+      });
     }
     expect(lines.slice(logged).filter((l) => / info GET \/\S* 400 0ms$/.test(l))).toHaveLength(2);
     expect(host.immediateAnswers()).toBe(immediate);
