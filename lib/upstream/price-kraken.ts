@@ -37,7 +37,7 @@ function pairResult(body: unknown, token: PriceToken, what: string): unknown {
   const parsed = KrakenBody.safeParse(body);
   if (!parsed.success) throw new PriceSourceError('error', `unexpected ${what} shape`);
   if (parsed.data.error.length > 0)
-    throw new PriceSourceError('error', `Kraken error ${parsed.data.error[0]}`);
+    throw new PriceSourceError('error', `Kraken error ${upstreamText(parsed.data.error[0] as string)}`);
   const result = parsed.data.result ?? {};
   // The result key is Kraken's own pair name (XETHZUSD for ETHUSD), not necessarily the one requested;
   // any other key is another market's answer and must not be read as this token's price.
@@ -98,4 +98,12 @@ export async function fetchKrakenPrice(
   );
   const then = await ohlc;
   return { usd, change24h: then === null ? null : computeChange(then, usd), sparkline7d: null };
+}
+
+/**
+ * An upstream's own error text as it may appear in a message that is logged: its first 100
+ * characters, escaped as in JSON, so a long or multi-line text can neither flood nor forge log lines.
+ */
+function upstreamText(text: string): string {
+  return JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text).slice(1, -1);
 }

@@ -41,6 +41,19 @@ describe('Kraken Ticker parser', () => {
     );
   });
 
+  it("shows at most 100 characters of Kraken's error text, on one line", () => {
+    const long = `EGeneral:Internal error\n2026-11-27T00:00:00.000Z info GET /api/gas 200 0ms${'x'.repeat(500)}`;
+    try {
+      parseKrakenTicker({ error: [long] }, 'ETH');
+      expect.unreachable();
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toMatch(/^Kraken error EGeneral:Internal error\\n2026/);
+      expect(message).not.toContain('\n');
+      expect(message.length).toBeLessThan(130);
+    }
+  });
+
   it('rejects absurd and missing prices', () => {
     const body = fixture('kraken-ticker-eth.json').body;
     const entry = body.result.XETHZUSD as Record<string, unknown>;
