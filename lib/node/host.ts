@@ -71,7 +71,15 @@ export async function startNodeHost(
     const fast = request.method === 'GET' ? await routes.answer(request, deps) : undefined;
     return logged(request, fast ?? (await app.fetch(request)), started);
   };
-  const handle = (request: Request) => answer(request, performance.now());
+  const handle = (request: Request) => {
+    const started = performance.now();
+    // The app answers its own errors; should it ever fail to, the request still gets a problem+json
+    // and its log line.
+    return answer(request, started).catch((error: unknown) => {
+      log.error('request failed', { error: String(error) });
+      return logged(request, problemAnswer(INTERNAL_ERROR), started);
+    });
+  };
   // The immediate answer: the URL as Hono's adapter spells it for a host it takes as it is (any
   // other host, and any target it would normalise, is looked up under another spelling than its
   // remembered one, so it misses here and the adapter answers it), and the answer's headers,
@@ -93,18 +101,14 @@ export async function startNodeHost(
   };
   // A request Hono's adapter cannot make a Request of (a Host header with a path or a port it
   // refuses, a backslash in the path, an absolute URL it cannot read) gets the app's problem+json
-  // and its log line, where the adapter alone sends a bare 400 and the log would miss it.
+  // and its log line, where the adapter alone sends a bare 400 and the log would miss it. (`handle`
+  // never fails, so the adapter hands nothing else here; anything else would be a 500.)
   const refused = (error: unknown, req: IncomingMessage | undefined): Response => {
-    const problem =
-      error instanceof RequestError
-        ? new HttpProblem(400, 'Bad request', 'The request target and Host header do not form a valid URL.')
-        : new HttpProblem(500, 'Internal error', 'The request could not be answered.');
-    if (!(error instanceof RequestError)) log.error('request failed', { error });
-    log.info(`${req?.method ?? '-'} ${pathOfTarget(req?.url ?? '-')} ${problem.status} 0ms`);
-    return new Response(JSON.stringify(problemBody(problem)), {
-      status: problem.status,
-      headers: responseHeaderRecord({ 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' }),
-    });
+    const unreadable = error instanceof RequestError;
+    if (!unreadable) log.error('request failed', { error: String(error) });
+    const res = problemAnswer(unreadable ? UNREADABLE_URL : INTERNAL_ERROR);
+    log.info(`${req?.method ?? '-'} ${pathOfTarget(req?.url ?? '-')} ${res.status} 0ms`);
+    return res;
   };
 
   const server = await listen({ fetch: handle, immediate, refused }, config.port);
@@ -151,8 +155,9 @@ function listen({ fetch, immediate, refused }: Answering, port: number): Promise
     try {
       if (immediate(req, res)) return;
     } catch {
-      // Not expected (fixed headers, pure checks); the adapter answers, or the connection closes
-      // if a head was already sent.
+      // Not expected (fixed headers, pure checks). An answer already written stands; one begun is
+      // cut off; else the adapter answers.
+      if (res.writableEnded) return;
       if (res.headersSent) return void res.destroy();
     }
     arriving = req;
@@ -171,9 +176,24 @@ function listen({ fetch, immediate, refused }: Answering, port: number): Promise
 
 /**
  * A Host header that Hono's Node adapter takes as it is (its own test, `reValidHost`): lower case,
- * no path, a port of at least 4 digits; for any other its URL is normalised or refused.
+ * no path, a port from 1000 to 59999 if any; for any other its URL is normalised or refused.
  */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+
+const UNREADABLE_URL = new HttpProblem(
+  400,
+  'Bad request',
+  'The request target and Host header do not form a valid URL.',
+);
+const INTERNAL_ERROR = new HttpProblem(500, 'Internal error', 'The request could not be answered.');
+
+/** A problem+json with CORS and the informational headers, for a request the app could not answer. */
+function problemAnswer(problem: HttpProblem): Response {
+  return new Response(JSON.stringify(problemBody(problem)), {
+    status: problem.status,
+    headers: responseHeaderRecord({ 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' }),
+  });
+}
 
 /** What answerClientError sends for a refusal of Node's parser, by its error code (else a 400). */
 const CLIENT_ERRORS: Readonly<
