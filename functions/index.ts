@@ -5,8 +5,7 @@ import { createCoalescingCache } from '../lib/http/cache';
 import { edgeLifetime } from '../lib/http/cache-control';
 import { etagMatches } from '../lib/http/cached-json';
 import { edgeCopy, restoreOwnCacheControl } from '../lib/http/edge-copy';
-import { responseHeaderRecord } from '../lib/http/headers';
-import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from '../lib/http/problem';
+import { HttpProblem, standaloneProblemResponse } from '../lib/http/problem';
 import { createLogger } from '../lib/log';
 import { createLastGoodStore } from '../lib/store/create-last-good';
 import { createNeonWithDb } from '../lib/store/neon';
@@ -96,15 +95,13 @@ async function handleFetch(request: Request, env: Env, ctx: ExecutionContext): P
 
 /** The answer of a Worker whose configuration is refused: a 500 problem with CORS and the usual headers. */
 function misconfigured(): Response {
-  const problem = new HttpProblem(
-    500,
-    'Service misconfigured',
-    'The service cannot start with its configuration; its operator finds the reason in the log.',
+  return standaloneProblemResponse(
+    new HttpProblem(
+      500,
+      'Service misconfigured',
+      'The service cannot start with its configuration; its operator finds the reason in the log.',
+    ),
   );
-  return new Response(JSON.stringify(problemBody(problem)), {
-    status: 500,
-    headers: responseHeaderRecord({ 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' }),
-  });
 }
 
 /** Answers from the edge cache when a fresh copy is there; else runs the app and keeps a 200 GET for its s-maxage. */

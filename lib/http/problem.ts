@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { type DomainError, UnavailableError } from '../errors';
+import { responseHeaderRecord } from './headers';
 
 /** One parameter that was missing or invalid, with what is allowed. */
 export interface InvalidParam {
@@ -54,6 +55,18 @@ export function problemResponse(problem: HttpProblem, instance: string): Respons
   }
   if (problem.extra.allow) headers.set('Allow', problem.extra.allow.join(', '));
   return new Response(JSON.stringify(problemBody(problem, instance)), { status: problem.status, headers });
+}
+
+/**
+ * A problem as a whole response, CORS and the informational headers included, for an answer made
+ * outside the app (whose middleware stamps its own): a refused configuration, a request the Node
+ * adapter cannot read.
+ */
+export function standaloneProblemResponse(problem: HttpProblem): Response {
+  return new Response(JSON.stringify(problemBody(problem)), {
+    status: problem.status,
+    headers: responseHeaderRecord({ 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' }),
+  });
 }
 
 /** OpenAPI schema of every error body (each status's example is on its response, not here). */

@@ -9,7 +9,7 @@ import { createCoalescingCache } from '../http/cache';
 import { createAnswerRoutes } from '../http/cached-answer';
 import { createRenderedJsonCache } from '../http/cached-json';
 import { responseHeaderRecord } from '../http/headers';
-import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from '../http/problem';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody, standaloneProblemResponse } from '../http/problem';
 import { createLogger, type Logger } from '../log';
 import { createLastGoodStore } from '../store/create-last-good';
 import { type DatabaseEngine, nodeEngineSpec, openDatabase } from '../store/engines';
@@ -77,7 +77,7 @@ export async function startNodeHost(
     // and its log line.
     return answer(request, started).catch((error: unknown) => {
       log.error('request failed', { error: String(error) });
-      return logged(request, problemAnswer(INTERNAL_ERROR), started);
+      return logged(request, standaloneProblemResponse(INTERNAL_ERROR), started);
     });
   };
   // The immediate answer: the URL as Hono's adapter spells it for a host it takes as it is (any
@@ -106,7 +106,7 @@ export async function startNodeHost(
   const refused = (error: unknown, req: IncomingMessage | undefined): Response => {
     const unreadable = error instanceof RequestError;
     if (!unreadable) log.error('request failed', { error: String(error) });
-    const res = problemAnswer(unreadable ? UNREADABLE_URL : INTERNAL_ERROR);
+    const res = standaloneProblemResponse(unreadable ? UNREADABLE_URL : INTERNAL_ERROR);
     log.info(`${req?.method ?? '-'} ${pathOfTarget(req?.url ?? '-')} ${res.status} 0ms`);
     return res;
   };
@@ -187,14 +187,6 @@ const UNREADABLE_URL = new HttpProblem(
 );
 const INTERNAL_ERROR = new HttpProblem(500, 'Internal error', 'The request could not be answered.');
 
-/** A problem+json with CORS and the informational headers, for a request the app could not answer. */
-function problemAnswer(problem: HttpProblem): Response {
-  return new Response(JSON.stringify(problemBody(problem)), {
-    status: problem.status,
-    headers: responseHeaderRecord({ 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' }),
-  });
-}
-
 /** What answerClientError sends for a refusal of Node's parser, by its error code (else a 400). */
 const CLIENT_ERRORS: Readonly<
   Record<string, { status: 408 | 413 | 431; reason: string; title: string; detail: string }>
@@ -263,7 +255,5 @@ function pathOfTarget(target: string): string {
 /** The path of an absolute request URL without its query, cheaper than parsing a URL per request. */
 export function pathOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start < 0) return '/';
-  const end = url.indexOf('?', start);
-  return end < 0 ? url.slice(start) : url.slice(start, end);
+  return start < 0 ? '/' : pathOfTarget(url.slice(start));
 }
