@@ -81,14 +81,14 @@ export interface ForecastParams {
  * one spiked copy per series; they are within 0.003 of its best objective, except waitMinSaving,
  * raised from 0.05 to 0.1 with the daily-rhythm weighting (2026-11-26): with the sharper rhythm,
  * 0.05 ended 15.4 % of the base-fee tuning part's waits dearer (the bound is 15 %), 0.1 ended 13.8 %
- * (README, "Tried later"). That search also tried
+ * (docs/forecast-experiments.md, "Tried later"). That search also tried
  * sendNowPercentile 0, and every better set switched the 7-day-low rule off; the issue asks for the
  * rule, so it stays at 10, and the current search no longer varies it. The current search (8 spike
  * placements per series, the tail bound ranked first) ranks another set first (waitMinSaving 0.1,
  * waitMaxDearerProbability 0.3, waitMaxSevereProbability 0.015, jumpPriorMultiplier 20, the rest as
  * here); it is not shipped: on the tuning parts of the README's 20-placement stress test it ended
  * about as many waits above twice the send-now price (2.5 % against 2.6 % on the base-fee series)
- * and kept less of the oracle's saving on the owlracle and 2026 series (README, "Where the
+ * and kept less of the oracle's saving on the owlracle and 2026 series (docs/forecast-experiments.md, "Where the
  * decision's constants come from"). The jump factor, jumpPriorEvents, the prior duration, the
  * 7-day-low percentile and the USD and gwei floors are stated, not searched.
  */

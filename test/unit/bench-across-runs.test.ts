@@ -6,7 +6,7 @@ const run = (entries: [string, number][]) => new Map(entries);
 
 describe('the throughput benchmark summary over runs', () => {
   it('takes each row’s median over the runs and counts the rows at the target per run and by median', () => {
-    // The figures of pinned runs J, K and L (README), three rows of them.
+    // The figures of pinned runs J, K and L (docs/benchmark-history.md), three rows of them.
     const summary = acrossRuns(
       [
         run([
