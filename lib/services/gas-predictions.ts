@@ -8,7 +8,7 @@ import {
   HORIZON_HOURS,
   prepareForecast,
 } from '../forecast';
-import { type CurrentGasReading, getCurrentGas } from './current-gas';
+import { type CurrentGasReading, getCurrentGas, MAX_STALE_MS } from './current-gas';
 import { getEthPrice } from './eth-price';
 import { type ForecastHistory, getForecastHistory, selectHourlyPoints } from './forecast-history';
 
@@ -28,7 +28,8 @@ export interface GasPredictions extends GasForecast {
 
 /**
  * Forecasts the coming hours for a horizon from the stored history and the live reading, once per
- * 30 s per horizon and process; the decision also weighs the saving in USD when the ETH price has
+ * 30 s per horizon and process (sooner when the hour turns or its mainnet reading turns 5 minutes
+ * old); the decision also weighs the saving in USD when the ETH price has
  * a value within a moment. An unreachable store is not an error: the built-in profile stands in.
  * @throws GasUnavailableError when no live or recent mainnet reading exists (from getCurrentGas).
  */
@@ -36,8 +37,18 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
   const key = gasPredictionsCacheKey(timeframe);
   // Points start at the next whole hour (SPEC decision 8): once the hour turns, a forecast made
   // before it starts at the hour now under way, however young it is, so it is made again.
-  const made = deps.cache.peek<GasPredictions>(key)?.value.predictions[0]?.timestamp;
-  if (made !== undefined && Date.parse(made) !== nextHourOf(deps.now())) deps.cache.delete(key);
+  // The reading it was made from is served for no longer than any other (SPEC decision 7): once a
+  // last good reading turns 5 minutes old, the forecast is made again, from a newer reading or none.
+  const cached = deps.cache.peek<GasPredictions>(key)?.value;
+  const made = cached?.predictions[0]?.timestamp;
+  const now = deps.now();
+  if (
+    cached &&
+    ((made !== undefined && Date.parse(made) !== nextHourOf(now)) ||
+      now - Date.parse(cached.current.updatedAt) > MAX_STALE_MS)
+  ) {
+    deps.cache.delete(key);
+  }
   return deps.cache.get(key, TTL_MS, async () => {
     const [current, history, price] = await Promise.all([
       getCurrentGas(deps),

@@ -232,3 +232,31 @@ describe('a forecast across the turn of an hour', () => {
     }
   });
 });
+
+describe('a forecast made from a last good reading', () => {
+  it('is not served once that reading is over 5 minutes old, though the forecast is seconds old', async () => {
+    let now = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + 60_000;
+    const clocked = await startUpstreams({ now: () => now });
+    try {
+      const app = createApp(createTestDeps(clocked.env, { now: () => now }));
+      const get = async (path: string) => {
+        const res = await app.request(path);
+        return { status: res.status, body: (await res.json()) as { current?: { source: string } } };
+      };
+      expect((await get('/api/gas-predictions?timeframe=6h')).body.current?.source).toBe('rpc-1');
+      for (const sim of clocked.mainnet) await sim.fault('refuse');
+      await clocked.etherscan.fault('http-500');
+      // 290 s on, the forecast is made again from the last good reading, then kept 30 s.
+      now += 290_000;
+      expect((await get('/api/gas-predictions?timeframe=6h')).body.current?.source).toBe('stale:rpc-1');
+      expect((await get('/api/dashboard')).status).toBe(200);
+      // 25 s later that reading is 315 s old (SPEC decision 7: at most 5 minutes).
+      now += 25_000;
+      for (const path of ['/api/gas-predictions?timeframe=6h', '/api/dashboard', '/api/gas']) {
+        expect((await get(path)).status, path).toBe(503);
+      }
+    } finally {
+      await clocked.close();
+    }
+  });
+});
