@@ -14,8 +14,6 @@ export interface L2Network {
   nativeToken: 'ETH' | 'POL';
   /** The chain id every provider must report before its answers are used. */
   chainId: number;
-  /** Typical block interval; sets how many blocks behind the best seen a provider may be. */
-  blockTimeMs: number;
   feeModel: FeeModel;
   /** True where the L1 data fee is read from the GasPriceOracle predeploy (OP Stack). */
   hasL1DataFee: boolean;
@@ -48,7 +46,6 @@ export const L2_NETWORKS: readonly L2Network[] = [
     name: 'Arbitrum One',
     nativeToken: 'ETH',
     chainId: 42161,
-    blockTimeMs: 250,
     feeModel: 'rollup_arbitrum_nitro',
     hasL1DataFee: false,
     feeCompleteness: 'execution_only',
@@ -66,7 +63,6 @@ export const L2_NETWORKS: readonly L2Network[] = [
     name: 'OP Mainnet',
     nativeToken: 'ETH',
     chainId: 10,
-    blockTimeMs: 2_000,
     feeModel: 'rollup_op_stack',
     hasL1DataFee: true,
     feeCompleteness: 'full_estimate',
@@ -82,7 +78,6 @@ export const L2_NETWORKS: readonly L2Network[] = [
     name: 'Base',
     nativeToken: 'ETH',
     chainId: 8453,
-    blockTimeMs: 2_000,
     feeModel: 'rollup_op_stack',
     hasL1DataFee: true,
     feeCompleteness: 'full_estimate',
@@ -97,7 +92,6 @@ export const L2_NETWORKS: readonly L2Network[] = [
     name: 'Polygon PoS',
     nativeToken: 'POL',
     chainId: 137,
-    blockTimeMs: 2_000,
     feeModel: 'sidechain',
     hasL1DataFee: false,
     feeCompleteness: 'full_estimate',

@@ -71,7 +71,7 @@ export async function readL2Network(
     chainId: network.chainId,
     providers: deps.config.l2Rpc[network.id],
     timeoutMs,
-    maxLagBlocks: Math.ceil(MAX_LAG_MS / network.blockTimeMs),
+    maxLagMs: MAX_LAG_MS,
     batch: true,
     ...overrides,
   };

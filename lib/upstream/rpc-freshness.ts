@@ -12,11 +12,16 @@ export interface BlockStamp {
 export interface FreshnessLimits {
   /** Reject an answer whose newest block is older than this (ms). */
   maxBlockAgeMs: number;
-  /** Reject an answer more than this many blocks behind the best block seen in the process. */
-  maxLagBlocks: number;
+  /**
+   * Reject an answer whose newest block is stamped more than this long (ms) before the best block
+   * seen in the process. Timestamps, not numbers: a block number cannot be checked against the
+   * clock, so one answer from a provider gone wrong (another chain, a head far ahead) would set a
+   * best number no honest provider reaches, and every one would be turned away as lagging.
+   */
+  maxLagMs: number;
 }
 
-/** A remembered best block is forgotten after this long, so one bogus answer cannot poison the pool. */
+/** A remembered best block is forgotten after this long, so one bogus answer cannot block the pool for longer. */
 const BEST_BLOCK_MEMORY_MS = 10 * 60_000;
 /** Clocks drift; a block stamped further in the future than this is a broken answer. */
 const MAX_FUTURE_SKEW_MS = 5 * 60_000;
@@ -38,19 +43,20 @@ export function assertFresh(
   }
   if (now - blockMs > limits.maxBlockAgeMs) throw new RpcAttemptError('stale', 'newest block too old');
   const best = health.bestBlock;
-  if (
-    best &&
-    now - best.seenAt <= BEST_BLOCK_MEMORY_MS &&
-    best.number - stamp.blockNumber > limits.maxLagBlocks
-  ) {
+  if (best && now - best.seenAt <= BEST_BLOCK_MEMORY_MS && best.timestampMs - blockMs > limits.maxLagMs) {
     throw new RpcAttemptError('lag', 'behind the best block seen');
   }
 }
 
-/** Remembers the block of an accepted answer as the best seen when it is newer (or the old one expired). */
+/**
+ * Remembers the block of an accepted answer as the best seen when it is newer (or the old one
+ * expired). Its time is taken as no later than now: a block stamped in the future (within the
+ * allowed skew) must not make every honest provider look behind.
+ */
 export function recordBestBlock(stamp: BlockStamp, health: PoolHealth, now: number): void {
   const best = health.bestBlock;
-  if (!best || stamp.blockNumber >= best.number || now - best.seenAt > BEST_BLOCK_MEMORY_MS) {
-    health.bestBlock = { number: stamp.blockNumber, seenAt: now };
+  const timestampMs = Math.min(stamp.timestamp * 1000, now);
+  if (!best || timestampMs >= best.timestampMs || now - best.seenAt > BEST_BLOCK_MEMORY_MS) {
+    health.bestBlock = { number: stamp.blockNumber, timestampMs, seenAt: now };
   }
 }

@@ -1,6 +1,9 @@
 import { stillWaiting } from '../clock';
 import type { RpcFailureKind } from './rpc-errors';
 
+/** How long a provider's chain id, once checked, is trusted before it is asked again (10 minutes). */
+export const CHAIN_RECHECK_MS = 10 * 60_000;
+
 /** Consecutive failures after which a provider is put in cooldown. */
 export const FAILURES_BEFORE_COOLDOWN = 2;
 /** First cooldown; each further failure doubles it up to MAX_COOLDOWN_MS. */
@@ -12,8 +15,12 @@ export interface ProviderHealth {
   consecutiveFailures: number;
   /** Epoch ms until which the provider is skipped; 0 when healthy. */
   cooldownUntil: number;
-  /** The provider answered `eth_chainId` with the expected chain; checked once per process. */
-  chainVerified: boolean;
+  /**
+   * When the provider last answered `eth_chainId` with the expected chain (epoch ms; 0: not yet). It
+   * is asked again after CHAIN_RECHECK_MS, so a provider whose URL comes to serve another chain is
+   * dropped within minutes, not at the next restart.
+   */
+  chainVerifiedAt: number;
   /** The provider answered a JSON-RPC batch with an error for the whole batch; it is asked singly. */
   batchRefused?: boolean;
   lastFailure?: RpcFailureKind;
@@ -22,7 +29,8 @@ export interface ProviderHealth {
 /** Per-process health of every provider of one pool, and the best block any of them served. */
 export interface PoolHealth {
   providers: Map<string, ProviderHealth>;
-  bestBlock: { number: bigint; seenAt: number } | null;
+  /** The newest block accepted: its number, its time (ms, at most when it was seen) and when it was seen. */
+  bestBlock: { number: bigint; timestampMs: number; seenAt: number } | null;
 }
 
 /** Creates empty pool health; stored once per process through `getState`. */
@@ -34,7 +42,7 @@ export function createPoolHealth(): PoolHealth {
 export function getProviderHealth(pool: PoolHealth, key: string): ProviderHealth {
   let health = pool.providers.get(key);
   if (!health) {
-    health = { consecutiveFailures: 0, cooldownUntil: 0, chainVerified: false };
+    health = { consecutiveFailures: 0, cooldownUntil: 0, chainVerifiedAt: 0 };
     pool.providers.set(key, health);
   }
   return health;
@@ -56,7 +64,7 @@ export function recordFailure(health: ProviderHealth, kind: RpcFailureKind, now:
   health.consecutiveFailures += 1;
   health.lastFailure = kind;
   if (kind === 'wrong-chain') {
-    health.chainVerified = false;
+    health.chainVerifiedAt = 0;
     health.cooldownUntil = now + MAX_COOLDOWN_MS;
     return;
   }

@@ -43,6 +43,20 @@ interface FeeSample {
 /** The two calls of one reading may straddle a new block, or hit two backends of one load balancer. */
 const MAX_HEAD_SKEW_BLOCKS = 2n;
 
+/** The Merge: the first proof-of-stake block and its time (Unix seconds). */
+const MERGE_BLOCK = 15_537_394n;
+const MERGE_TIMESTAMP = 1_663_224_179;
+const SLOT_SECONDS = 12;
+
+/**
+ * The highest number a mainnet block stamped `timestamp` can have: since the Merge each 12-s slot
+ * holds at most one block (some slots stay empty, so real heads sit below it: 68,688 blocks below
+ * on 2026-01-19). A head above it is not mainnet's, whatever `eth_chainId` said when it was checked.
+ */
+export function highestMainnetBlockAt(timestamp: number): bigint {
+  return MERGE_BLOCK + BigInt(Math.max(0, Math.floor((timestamp - MERGE_TIMESTAMP) / SLOT_SECONDS)));
+}
+
 /**
  * Reads mainnet gas from the configured providers in one batched JSON-RPC round trip per provider:
  * `eth_feeHistory(20, latest, [1, 70, 90, 99])` (with its blob fields), the latest block (timestamp,
@@ -95,6 +109,9 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   }
   const history = parseFeeHistory(rawHistory);
   const head = { number: block.number, timestamp: Number(block.timestamp) };
+  if (head.number > highestMainnetBlockAt(head.timestamp)) {
+    throw new RpcAttemptError('absurd', 'block number ahead of any mainnet block of its time');
+  }
   const fees = computeWalletFees(history);
   const newest = getNewestBlock(history);
   const skew = head.number > newest ? head.number - newest : newest - head.number;

@@ -1,10 +1,12 @@
 import { type Client, createClient, type HttpTransport, http } from 'viem';
 import { getChainId } from 'viem/actions';
+import { stillWaiting } from '../clock';
 import type { RpcEndpoint } from '../config';
 import { type AppDeps, getState } from '../deps';
 import { classifyRpcError, RpcAttemptError, type RpcFailure, RpcPoolError } from './rpc-errors';
 import { assertFresh, type BlockStamp, type FreshnessLimits, recordBestBlock } from './rpc-freshness';
 import {
+  CHAIN_RECHECK_MS,
   createPoolHealth,
   getProviderHealth,
   orderCandidates,
@@ -99,7 +101,8 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
   const deadlineMs = options.deadlineMs ?? options.timeoutMs + hedgeDelayMs;
   const limits: FreshnessLimits = {
     maxBlockAgeMs: options.maxBlockAgeMs ?? 60_000,
-    maxLagBlocks: options.maxLagBlocks ?? 3,
+    // Three mainnet slots.
+    maxLagMs: options.maxLagMs ?? 36_000,
   };
   const health = getState(deps, getPoolStateKey(options.name, options.chainId), createPoolHealth);
 
@@ -127,11 +130,12 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     // The chain-id check runs beside the call, and the first failure of either ends the attempt: a
     // provider on the wrong chain is dropped as soon as it says so, not when its other answers are in.
     const checkChain = async (client: RpcClient) => {
-      if (providerHealth.chainVerified) return;
+      const checkedAt = providerHealth.chainVerifiedAt;
+      if (checkedAt > 0 && stillWaiting(checkedAt + CHAIN_RECHECK_MS, deps.now(), CHAIN_RECHECK_MS)) return;
       if ((await getChainId(client)) !== options.chainId) {
         throw new RpcAttemptError('wrong-chain', 'unexpected chain id');
       }
-      providerHealth.chainVerified = true;
+      providerHealth.chainVerifiedAt = deps.now();
     };
     const run = async (client: RpcClient, single: RpcClient) =>
       (await Promise.all([checkChain(client), call(client, provider, single)]))[1];

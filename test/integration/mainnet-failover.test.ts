@@ -8,6 +8,7 @@ import {
   startUpstreams,
   type Upstreams,
 } from '../upstreams';
+import { HEALTHY_VIEW } from '../upstreams/chain-model';
 
 let upstreams: Upstreams;
 
@@ -173,6 +174,35 @@ describe('GET /api/gas when the primary provider fails', () => {
     expect(primary?.requests.total).toBe(asked);
   });
 
+  it('is not turned away as lagging after another provider served a head numbered far ahead', async () => {
+    const ahead = upstreams.mainnet[0]?.model.headNumber(HEALTHY_VIEW) ?? 0;
+    // Ahead of the real head, yet not above any mainnet block of its time: the bound cannot catch it.
+    upstreams.mainnet[0]?.setHead({ number: ahead + 10_000 });
+    const deps = createTestDeps(upstreams.env);
+    expect((await getGas(deps)).body.source).toBe(labelOf(0));
+    await upstreams.mainnet[0]?.fault('refuse');
+    forgetReadings(deps);
+    const { res, body } = await getGas(deps);
+    expect(res.status).toBe(200);
+    expect(body.source).toBe(labelOf(1));
+    expect(deps.logs.some((line) => line.includes('"kind":"lag"'))).toBe(false);
+  });
+
+  it('rejects a head numbered above any mainnet block of its time (another chain), and keeps the others', async () => {
+    upstreams.mainnet[0]?.setHead({ number: 35_000_000 }); // Base's height in 2026, stamped now
+    const deps = createTestDeps(upstreams.env);
+    const { body } = await getGas(deps);
+    expect(body.source).toBe(labelOf(1));
+    expect(
+      deps.logs.some(
+        (line) => line.includes(`"provider":"${labelOf(0)}"`) && line.includes('"kind":"absurd"'),
+      ),
+    ).toBe(true);
+    upstreams.mainnet[0]?.setHead(undefined);
+    forgetReadings(deps);
+    expect((await getGas(deps)).body.source).toBe(labelOf(0));
+  });
+
   it('checks the chain id once per provider per process', async () => {
     const deps = createTestDeps(upstreams.env);
     for (let i = 0; i < 3; i++) {
@@ -181,5 +211,37 @@ describe('GET /api/gas when the primary provider fails', () => {
     }
     expect(upstreams.mainnet[0]?.requests.byMethod.eth_chainId).toBe(1);
     expect(upstreams.mainnet[0]?.requests.byMethod.eth_feeHistory).toBe(3);
+  });
+});
+
+describe('the chain id, asked again', () => {
+  let clock = Date.now();
+  let clocked: Upstreams;
+  beforeAll(async () => {
+    clocked = await startUpstreams({ now: () => clock });
+  });
+  afterAll(async () => {
+    await clocked?.close();
+  });
+
+  it('is trusted for 10 minutes, then asked again, and a provider now on another chain is dropped', async () => {
+    const deps = createTestDeps(clocked.env, { now: () => clock });
+    const primary = clocked.mainnet[0];
+    const gas = async () => (await createApp(deps).request('/api/gas')).json() as Promise<{ source: string }>;
+    expect((await gas()).source).toBe(labelOf(0));
+    await primary?.fault('wrong-chain');
+    clock += 9 * 60_000;
+    forgetReadings(deps);
+    expect((await gas()).source).toBe(labelOf(0));
+    expect(primary?.requests.byMethod.eth_chainId).toBe(1);
+    clock += 2 * 60_000;
+    forgetReadings(deps);
+    expect((await gas()).source).toBe(labelOf(1));
+    expect(primary?.requests.byMethod.eth_chainId).toBe(2);
+    expect(
+      deps.logs.some(
+        (line) => line.includes(`"provider":"${labelOf(0)}"`) && line.includes('"kind":"wrong-chain"'),
+      ),
+    ).toBe(true);
   });
 });

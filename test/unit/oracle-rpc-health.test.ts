@@ -32,9 +32,9 @@ describe('provider cooldown', () => {
   it('cools a wrong-chain provider down for the maximum at once', () => {
     const pool = createPoolHealth();
     const b = getProviderHealth(pool, 'b');
-    b.chainVerified = true;
+    b.chainVerifiedAt = 40;
     recordFailure(b, 'wrong-chain', 50);
-    expect(b).toMatchObject({ cooldownUntil: 50 + MAX_COOLDOWN_MS, chainVerified: false });
+    expect(b).toMatchObject({ cooldownUntil: 50 + MAX_COOLDOWN_MS, chainVerifiedAt: 0 });
   });
 
   it('skips cooling providers, keeping priority order', () => {
@@ -62,7 +62,7 @@ describe('provider cooldown', () => {
 });
 
 describe('answer freshness', () => {
-  const limits = { maxBlockAgeMs: 60_000, maxLagBlocks: 3 };
+  const limits = { maxBlockAgeMs: 60_000, maxLagMs: 36_000 };
   const now = 1_700_000_000_000;
 
   const kindOf = (fn: () => void) => {
@@ -84,15 +84,27 @@ describe('answer freshness', () => {
     ).toBe('stale');
   });
 
-  it('rejects an answer lagging the best block seen by more than the limit', () => {
+  it('rejects an answer lagging the best block seen by more than the limit (three 12-s slots)', () => {
     const pool = createPoolHealth();
-    recordBestBlock({ blockNumber: 100n, timestamp: now / 1000 }, pool, now);
-    expect(kindOf(() => assertFresh({ blockNumber: 97n, timestamp: now / 1000 }, pool, limits, now))).toBe(
-      'ok',
-    );
-    expect(kindOf(() => assertFresh({ blockNumber: 96n, timestamp: now / 1000 }, pool, limits, now))).toBe(
-      'lag',
-    );
+    const t = now / 1000;
+    recordBestBlock({ blockNumber: 100n, timestamp: t }, pool, now);
+    expect(kindOf(() => assertFresh({ blockNumber: 97n, timestamp: t - 36 }, pool, limits, now))).toBe('ok');
+    expect(kindOf(() => assertFresh({ blockNumber: 96n, timestamp: t - 48 }, pool, limits, now))).toBe('lag');
+  });
+
+  it('is not poisoned by a block numbered far ahead, or from another chain, with a current time', () => {
+    const pool = createPoolHealth();
+    const t = now / 1000;
+    recordBestBlock({ blockNumber: 10n ** 12n, timestamp: t }, pool, now);
+    expect(kindOf(() => assertFresh({ blockNumber: 100n, timestamp: t - 12 }, pool, limits, now))).toBe('ok');
+  });
+
+  it('takes a best block stamped in the future as seen now, so honest providers are not behind it', () => {
+    const pool = createPoolHealth();
+    const t = now / 1000;
+    recordBestBlock({ blockNumber: 101n, timestamp: t + 240 }, pool, now);
+    expect(pool.bestBlock?.timestampMs).toBe(now);
+    expect(kindOf(() => assertFresh({ blockNumber: 100n, timestamp: t - 12 }, pool, limits, now))).toBe('ok');
   });
 
   it('forgets a best block after ten minutes, so one bogus answer cannot block the pool', () => {
