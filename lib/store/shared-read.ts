@@ -62,10 +62,12 @@ export const REFRESH_LEAD = 1 / 6;
 /** An instance that saw another holding the lease looks again this soon. */
 const RECHECK_MS = 1_000;
 /**
- * With no usable entry, waits for the lease holder's reading: polls at these delays (2 s in all, about
- * what a healthy upstream read takes at worst), then reads itself.
+ * With no usable entry, waits for the lease holder's reading: polls at these delays, for at most
+ * HOLDER_WAIT_MS counted with the polls' own store calls (about what a healthy upstream read takes
+ * at worst; a slow store must not stretch it), then reads itself.
  */
 const HOLDER_POLLS_MS = [100, 200, 300, 400, 500, 500];
+const HOLDER_WAIT_MS = 2_000;
 /** After a failed or late Redis call, this instance reads upstream directly for this long, doubling while it keeps failing. */
 export const STORE_SICK_MS = 10_000;
 const STORE_SICK_MAX_MS = 60_000;
@@ -166,8 +168,12 @@ async function refresh<T>(
       if (current?.value != null && !isExpired(kind, current, deps.now()) && notBefore === undefined) {
         return { ...hold(kind, current, deps.now(), false, false), recheckAt: deps.now() + RECHECK_MS };
       }
+      const waitEnd = Math.min(
+        deps.now() + HOLDER_WAIT_MS,
+        deadlineAt === undefined ? Number.POSITIVE_INFINITY : deadlineAt - kind.freshMs / 10,
+      );
       for (const delay of HOLDER_POLLS_MS) {
-        if (deadlineAt !== undefined && deps.now() + delay > deadlineAt - kind.freshMs / 10) break;
+        if (deps.now() + delay > waitEnd) break;
         await new Promise((resolve) => setTimeout(resolve, delay));
         const polled = parseEntry(deps, kind, await within(store.get(kind.key)));
         if (polled && !isDue(kind, polled, deps.now(), notBefore))
