@@ -13,6 +13,8 @@ import {
 export const SPARKLINE_POINTS = 168;
 /** CoinGecko refreshes ETH about every minute; a reading older than this is a stuck feed, not a price. */
 export const MAX_READING_AGE_MS = 5 * 60_000;
+/** Clocks drift; a reading stamped further ahead than this is a broken answer. */
+const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 
 // Only the fields the service uses; CoinGecko sends many more, and may send null for any of them.
 const MarketsBody = z.array(
@@ -39,8 +41,9 @@ export function coinGeckoMarketsUrl(baseUrl: string, token: PriceToken): string 
 
 /**
  * Parses a CoinGecko `/coins/markets` body into a validated reading. The price must be sane and its
- * `last_updated` recent (relative to `nowMs`); the 24 h change and the sparkline are kept only when valid,
- * since a broken extra should not discard a good price.
+ * `last_updated` present and recent (relative to `nowMs`): a price whose age cannot be told is not
+ * served as live. The 24 h change and the sparkline are kept only when valid, since a broken extra
+ * should not discard a good price.
  */
 export function parseCoinGeckoMarkets(body: unknown, token: PriceToken, nowMs: number): PriceReading {
   const parsed = MarketsBody.safeParse(body);
@@ -49,7 +52,9 @@ export function parseCoinGeckoMarkets(body: unknown, token: PriceToken, nowMs: n
   if (!item) throw new PriceSourceError('error', `no ${token} entry in /coins/markets`);
   const usd = checkUsd(item.current_price, token);
   const updated = item.last_updated ? Date.parse(item.last_updated) : Number.NaN;
-  if (Number.isFinite(updated) && nowMs - updated > MAX_READING_AGE_MS) {
+  if (!Number.isFinite(updated)) throw new PriceSourceError('error', 'no valid last_updated');
+  if (updated - nowMs > MAX_FUTURE_SKEW_MS) throw new PriceSourceError('error', 'last_updated in the future');
+  if (nowMs - updated > MAX_READING_AGE_MS) {
     throw new PriceSourceError('error', `reading is ${Math.round((nowMs - updated) / 1000)} s old`);
   }
   const change24h =

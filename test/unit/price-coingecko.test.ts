@@ -72,6 +72,17 @@ describe('CoinGecko /coins/markets parser', () => {
     ).toThrow(/old/);
   });
 
+  it.each([
+    ['missing', undefined],
+    ['null', null],
+    ['not a time', 'garbage'],
+    ['a year ahead', new Date(ETH_READ_AT + 365 * 86_400_000).toISOString()],
+  ])('rejects a reading whose last_updated is %s, since its age cannot be told', (_, lastUpdated) => {
+    expect(() =>
+      parseCoinGeckoMarkets(withEntry(eth.body, { last_updated: lastUpdated }), 'ETH', ETH_READ_AT),
+    ).toThrow(/last_updated/);
+  });
+
   it('rejects an empty list, another coin and a non-array body', () => {
     expect(() => parseCoinGeckoMarkets([], 'ETH', ETH_READ_AT)).toThrow(PriceSourceError);
     expect(() => parseCoinGeckoMarkets(withEntry(eth.body, { id: 'bitcoin' }), 'ETH', ETH_READ_AT)).toThrow(
