@@ -4,7 +4,7 @@ import { GasUnavailableError } from '../errors';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
 import { readThrough, type SharedKind } from '../store/shared-read';
 import { readEtherscanGas } from '../upstream/etherscan';
-import { getMainnetBestBlock, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
+import { getMainnetBestBlock, lowestMainnetHeadAt, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
 import { deriveExplorerWalletFields, rankBaseFee, toWalletFields } from './wallet-fields';
 
 /** How far (in blocks, about a minute) the explorer may trail the best block RPC providers served. */
@@ -123,8 +123,9 @@ async function readLiveUnranked(
     deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
   }
   try {
+    // Behind what RPC providers served lately, or (a cold process) days behind the clock: stale.
     const best = getMainnetBestBlock(deps);
-    const minBlock = best === undefined ? undefined : best - EXPLORER_MAX_LAG_BLOCKS;
+    const minBlock = best === undefined ? lowestMainnetHeadAt(deps.now()) : best - EXPLORER_MAX_LAG_BLOCKS;
     const { gasUsedRatios, ...explorer } = await readEtherscanGas(
       deps,
       minBlock === undefined ? {} : { minBlock },

@@ -85,7 +85,8 @@ export async function readEtherscanGas(
     throw new EtherscanError('absurd');
   }
   if (!(r.LastBlock > 0)) throw new EtherscanError('absurd');
-  // Etherscan gives no timestamp; a LastBlock behind what RPC providers already served means a stale backend.
+  // Etherscan gives no timestamp; a LastBlock behind the given floor (what RPC providers already
+  // served, or what the clock allows) means a stale backend.
   if (options.minBlock !== undefined && r.LastBlock < options.minBlock) throw new EtherscanError('stale');
   // Optional: a missing or broken ratio list costs only the fields built on it, never the reading.
   const ratios = RatioListSchema.safeParse(r.gasUsedRatio);

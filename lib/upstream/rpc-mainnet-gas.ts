@@ -57,6 +57,24 @@ export function highestMainnetBlockAt(timestamp: number): bigint {
   return MERGE_BLOCK + BigInt(Math.max(0, Math.floor((timestamp - MERGE_TIMESTAMP) / SLOT_SECONDS)));
 }
 
+/** A real head and its time (block 24283622, 2026-01-21 13:59:59 UTC; shared/data blob sample). */
+const REFERENCE_BLOCK = 24_283_622;
+const REFERENCE_TIMESTAMP = 1_769_003_999;
+/** Share of slots that may stay empty from then on (0.78 % did from the Merge to then), and a day's margin. */
+const MAX_MISSED_SLOTS = 0.02;
+const FLOOR_MARGIN_BLOCKS = 7_200;
+
+/**
+ * The lowest number mainnet's head can have at `nowMs`, from the clock alone: the reference head
+ * plus every 12-s slot since, less 2 % of them and a day's blocks. Undefined before the reference
+ * time. A reading older than that (days behind) is a stuck backend, whoever serves it.
+ */
+export function lowestMainnetHeadAt(nowMs: number): number | undefined {
+  const slots = Math.floor(nowMs / 1000 - REFERENCE_TIMESTAMP) / SLOT_SECONDS;
+  if (!(slots >= 0)) return undefined;
+  return Math.floor(REFERENCE_BLOCK + slots * (1 - MAX_MISSED_SLOTS) - FLOOR_MARGIN_BLOCKS);
+}
+
 /**
  * Reads mainnet gas from the configured providers in one batched JSON-RPC round trip per provider:
  * `eth_feeHistory(20, latest, [1, 70, 90, 99])` (with its blob fields), the latest block (timestamp,

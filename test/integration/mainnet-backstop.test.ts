@@ -3,6 +3,7 @@ import { createApp } from '../../functions/app';
 import { createMemoryLastGoodStore } from '../../lib/store/last-good';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { expectNoLeaks, type FaultMode, startUpstreams, type Upstreams } from '../upstreams';
+import { HEALTHY_VIEW } from '../upstreams/chain-model';
 
 let upstreams: Upstreams;
 
@@ -44,12 +45,13 @@ afterAll(async () => {
 describe('GET /api/gas when every RPC provider fails', () => {
   it('serves the Etherscan gas oracle, mapped Safe/Propose/Fast -> low/average/high', async () => {
     await failEveryRpc();
+    const head = upstreams.mainnet[0]?.model.headNumber(HEALTHY_VIEW) ?? 0;
     upstreams.etherscan.setOracle({
       SafeGasPrice: '0.523456',
       ProposeGasPrice: '0.61',
       FastGasPrice: '1.2',
       suggestBaseFee: '0.498123',
-      LastBlock: '23850000',
+      LastBlock: String(head),
     });
     const { res, body } = await getGas(createTestDeps(upstreams.env));
     expect(res.status).toBe(200);
@@ -58,7 +60,7 @@ describe('GET /api/gas when every RPC provider fails', () => {
       average: 0.61,
       high: 1.2,
       baseFee: 0.498123,
-      blockNumber: 23_850_000,
+      blockNumber: head,
       source: 'etherscan',
     });
     const sent = new URL(upstreams.etherscan.requests.log.at(-1)?.url ?? '', 'http://sim');
@@ -115,6 +117,15 @@ describe('GET /api/gas when every RPC provider fails', () => {
       expect(body).toMatchObject({ status: 503, title: 'Gas data unavailable' });
     },
   );
+
+  it('rejects on a cold process an Etherscan answer days behind what the clock allows', async () => {
+    await failEveryRpc();
+    upstreams.etherscan.setOracle({ LastBlock: '12000000' }); // a 2021 block, served as if current
+    const deps = createTestDeps(upstreams.env);
+    const { res } = await getGas(deps);
+    expect(res.status).toBe(503);
+    expect(deps.logs.some((line) => line.includes('etherscan stale'))).toBe(true);
+  });
 
   it('rejects an Etherscan answer behind the blocks RPC providers already served', async () => {
     let offsetMs = 0;

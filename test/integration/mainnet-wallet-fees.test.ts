@@ -161,7 +161,6 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
       ProposeGasPrice: '0.61',
       FastGasPrice: '1.2',
       suggestBaseFee: '0.498123456',
-      LastBlock: '23850000',
       // Five full blocks: the base fee rose by (9/8)^5 over them.
       gasUsedRatio: '1,1,1,1,1',
     });
@@ -201,7 +200,6 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
         ProposeGasPrice: '0.5',
         FastGasPrice: '0.6',
         suggestBaseFee: '0.45',
-        LastBlock: '23850000',
         gasUsedRatio,
       });
       const { body } = await getGas(createTestDeps(upstreams.env));
