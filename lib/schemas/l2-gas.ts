@@ -61,7 +61,8 @@ export const L2NetworkReadingSchema = z
       description:
         '`full_estimate` when the wallet fee covers the whole fee (Optimism, Base, Polygon); ' +
         '`execution_only` for Arbitrum (its L1 component is charged as extra gas units) and for an OP ' +
-        'Stack network whose L1 fee could not be read.',
+        'Stack network whose gas price was read but not its L1 fee. With no reading at all, every fee ' +
+        "is null and the network's usual value stands.",
     }),
     feeModel: z.enum(['rollup_arbitrum_nitro', 'rollup_op_stack', 'sidechain']),
     blurb: z.string().openapi({ description: 'One sentence on what the network is.' }),

@@ -42,7 +42,11 @@ export const forecastAccuracyTool = defineTool({
 /** One line an agent can quote: the headline figures, or that nothing has been scored yet. */
 function describeAccuracy(a: ForecastAccuracy): string {
   if (a.origins === 0)
-    return `No forecast could be scored in the last ${a.window} yet (no stored history to score).`;
+    return (
+      `No forecast could be scored in the last ${a.window} yet: none made here has all 24 of its hours ` +
+      'behind it, and no stored hour has been replayed yet (that takes 7 days of history before the ' +
+      'hour and the 24 hours after it).'
+    );
   const parts = [
     `${a.origins} forecasts scored over ${a.window} (${a.source}, ${a.scoredFrom} to ${a.scoredTo})`,
   ];
