@@ -16,8 +16,21 @@ export interface L2FeesUsd {
  */
 export function roundUsd(usd: number): number {
   if (usd === 0 || !Number.isFinite(usd)) return usd;
-  const decimals = Math.max(2, 3 - Math.floor(Math.log10(Math.abs(usd))));
-  return Number(usd.toFixed(Math.min(decimals, 20)));
+  return Number(usd.toFixed(usdDecimals(usd)));
+}
+
+/** The decimals roundUsd keeps for `usd` (a nonzero, finite amount). */
+function usdDecimals(usd: number): number {
+  return Math.min(20, Math.max(2, 3 - Math.floor(Math.log10(Math.abs(usd)))));
+}
+
+/**
+ * Adds two amounts rounded by roundUsd, exactly as served (SPEC 2.10: the OP Stack wallet fee is
+ * executionGasCostUsd + estimatedL1DataFeeUsd), without binary floating-point noise.
+ */
+function addRoundedUsd(a: number, b: number): number {
+  const decimals = Math.max(...[a, b].map((usd) => (usd === 0 ? 0 : usdDecimals(usd))));
+  return Number((a + b).toFixed(decimals));
 }
 
 /** Converts an amount in wei of a token to USD at `usdPerToken`, unrounded. */
@@ -27,8 +40,8 @@ export function weiToUsd(wei: bigint, usdPerToken: number): number {
 
 /**
  * Computes the USD fees of a 21,000-gas transfer: execution at the network's gas price in its native
- * token, plus (OP Stack) the L1 data fee, always paid in ETH. The wallet fee is the sum where the L1
- * fee is known, the execution cost where the network has no L1 fee, and null where an L1 fee exists
+ * token, plus (OP Stack) the L1 data fee, always paid in ETH. The wallet fee is the sum of the two
+ * figures as served where the L1 fee is known, the execution cost where the network has no L1 fee, and null where an L1 fee exists
  * but could not be read (an execution-only figure would understate it).
  */
 export function computeFeesUsd(input: {
@@ -44,14 +57,12 @@ export function computeFeesUsd(input: {
     input.hasL1DataFee && input.l1FeeWei !== null && input.ethUsd !== null
       ? weiToUsd(input.l1FeeWei, input.ethUsd)
       : null;
+  const executionUsd = execution === null ? null : roundUsd(execution);
+  const l1Usd = l1 === null ? null : roundUsd(l1);
   let wallet: number | null = null;
-  if (execution !== null) {
-    if (!input.hasL1DataFee) wallet = execution;
-    else if (l1 !== null) wallet = execution + l1;
+  if (executionUsd !== null) {
+    if (!input.hasL1DataFee) wallet = executionUsd;
+    else if (l1Usd !== null) wallet = addRoundedUsd(executionUsd, l1Usd);
   }
-  return {
-    executionGasCostUsd: execution === null ? null : roundUsd(execution),
-    l1DataFeeUsd: l1 === null ? null : roundUsd(l1),
-    walletFeeUsd: wallet === null ? null : roundUsd(wallet),
-  };
+  return { executionGasCostUsd: executionUsd, l1DataFeeUsd: l1Usd, walletFeeUsd: wallet };
 }

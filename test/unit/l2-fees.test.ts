@@ -52,6 +52,20 @@ describe('computeFeesUsd', () => {
     expect(fees.walletFeeUsd).toBe(0.002563);
   });
 
+  it('serves a wallet fee equal to the two served parts added, rounding each part once', () => {
+    const fees = computeFeesUsd({
+      gasPriceWei: parseGwei('0.1644'),
+      nativeUsd: 3012.45,
+      ethUsd: 3012.45,
+      hasL1DataFee: true,
+      l1FeeWei: 374_450_000_000n,
+    });
+    // $0.01040018... -> 0.0104 and $0.00112801... -> 0.001128; their sum rounded again would be 0.01153.
+    expect(fees.executionGasCostUsd).toBe(0.0104);
+    expect(fees.l1DataFeeUsd).toBe(0.001128);
+    expect(fees.walletFeeUsd).toBe(0.011528);
+  });
+
   it('prices Polygon execution in POL and has no L1 fee', () => {
     const fees = computeFeesUsd({
       gasPriceWei: parseGwei('30'),
