@@ -54,13 +54,18 @@ export function buildL1FeeCall(transaction: Hex): { to: Address; data: Hex } {
   return { to: GAS_PRICE_ORACLE_ADDRESS, data };
 }
 
-/** Decodes the oracle's answer to a fee in wei, rejecting anything that is not a sane uint256. */
+/**
+ * Decodes the oracle's answer to a fee in wei, rejecting anything that is not a sane uint256. Zero is
+ * not sane either: the fee is the transfer's size times L1 prices that are never zero (the blob base
+ * fee is at least 1 wei), so a zero means an oracle whose L1 prices are unset or broken, and serving it
+ * would present the execution cost as the whole wallet fee.
+ */
 export function decodeL1Fee(result: unknown): bigint {
   if (typeof result !== 'string' || !isHex(result) || result.length !== 66) {
     throw new L1FeeError('getL1Fee answer is not a 32-byte word');
   }
   const fee = decodeFunctionResult({ abi: gasPriceOracleAbi, functionName: 'getL1Fee', data: result });
-  if (fee > MAX_SANE_L1_FEE_WEI) throw new L1FeeError('getL1Fee answer is out of range');
+  if (fee === 0n || fee > MAX_SANE_L1_FEE_WEI) throw new L1FeeError('getL1Fee answer is out of range');
   return fee;
 }
 

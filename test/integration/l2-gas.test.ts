@@ -176,6 +176,20 @@ describe('GET /api/l2-gas', () => {
     expect(result.cacheControl).toBe('public, max-age=60, s-maxage=60');
   });
 
+  it('serves Optimism as execution_only, not a full estimate, when its oracle answers an L1 fee of 0', async () => {
+    setKnownState();
+    for (const sim of up.l2.optimism) sim.setL1Fee(0n);
+    const { deps, get } = instance();
+    const result = await get();
+    expectWellFormed(result, deps.logs);
+    const optimism = item(result.body, 'optimism');
+    expect(optimism.estimatedL1DataFeeUsd).toBeNull();
+    expect(optimism.estimatedWalletFeeUsd).toBeNull();
+    expect(optimism.feeCompleteness).toBe('execution_only');
+    expect(optimism.feeNote).toMatch(/L1 data fee could not be read/);
+    expectLive(result.body, 'base');
+  });
+
   it('does not hold a failing getL1Fee against the provider that answers the gas price', async () => {
     setKnownState();
     await Promise.all(

@@ -40,7 +40,7 @@ describe('buildL1FeeCall', () => {
 describe('decodeL1Fee', () => {
   it('reads a uint256 word as wei', () => {
     expect(decodeL1Fee(word(123_456_789n))).toBe(123_456_789n);
-    expect(decodeL1Fee(word(0n))).toBe(0n);
+    expect(decodeL1Fee(word(1n))).toBe(1n);
   });
   it.each([
     ['a non-string', 42],
@@ -50,6 +50,9 @@ describe('decodeL1Fee', () => {
     ['null', null],
   ])('rejects %s', (_label, value) => {
     expect(() => decodeL1Fee(value)).toThrow(L1FeeError);
+  });
+  it('rejects a zero fee: L1 prices are never zero, so the oracle is unset or broken', () => {
+    expect(() => decodeL1Fee(word(0n))).toThrow(L1FeeError);
   });
   it('rejects an absurd fee', () => {
     expect(() => decodeL1Fee(word(MAX_SANE_L1_FEE_WEI + 1n))).toThrow(L1FeeError);
