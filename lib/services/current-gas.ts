@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type AppDeps, getState } from '../deps';
 import { GasUnavailableError } from '../errors';
+import { MAX_SANE_GWEI } from '../oracle/sanity';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
 import { readThrough, type SharedKind } from '../store/shared-read';
 import { readEtherscanGas } from '../upstream/etherscan';
@@ -14,11 +15,12 @@ const EXPLORER_MAX_LAG_BLOCKS = 5;
  * The current mainnet reading every consumer (REST, dashboard, snapshot job, MCP) uses. Also what the
  * shared read-through entry holds, so it is validated when read back.
  */
+const saneGwei = z.number().positive().max(MAX_SANE_GWEI);
 const CurrentGasReadingSchema = z.object({
-  low: z.number().positive().finite(),
-  average: z.number().positive().finite(),
-  high: z.number().positive().finite(),
-  baseFee: z.number().positive().finite(),
+  low: saneGwei,
+  average: saneGwei,
+  high: saneGwei,
+  baseFee: saneGwei,
   blockNumber: z.number().int().positive(),
   /** Provider label, `etherscan`, or `stale:<label>` for a last good reading. */
   source: z.string().min(1),

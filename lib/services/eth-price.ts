@@ -7,6 +7,7 @@ import {
   type PriceFailureKind,
   type PriceSourceId,
   type PriceToken,
+  TOKEN_MARKETS,
 } from '../upstream/price-source';
 
 /** A live reading is reused for this long (SPEC.md 4.3: the price refreshes every 30 seconds). */
@@ -63,6 +64,16 @@ const PriceRecordSchema = z.object({
 });
 type PriceRecord = z.infer<typeof PriceRecordSchema>;
 
+/** The record schema for one token: its price and sparkline within the token's sane range as well. */
+function priceRecordSchemaOf(token: PriceToken) {
+  const { min, max } = TOKEN_MARKETS[token].saneUsd;
+  const sane = (usd: number) => usd >= min && usd <= max;
+  return PriceRecordSchema.refine(
+    (record) => sane(record.usd) && (record.sparkline?.values.every(sane) ?? true),
+    `price outside the sane ${token}/USD range`,
+  );
+}
+
 /** Carries why the live read failed to the shared entry (and so to every instance). */
 class PriceChainFailure extends Error {
   constructor(readonly kind: PriceFailureKind | 'cooldown') {
@@ -110,7 +121,7 @@ export function getEthPrice(deps: AppDeps): Promise<TokenPrice> {
 function priceKind(deps: AppDeps, token: PriceToken, deadlineAt: number): SharedKind<PriceRecord> {
   return {
     key: `price:${token}`,
-    schema: PriceRecordSchema,
+    schema: priceRecordSchemaOf(token),
     freshMs: freshMsOf(token),
     failureKind: (error) => (error instanceof PriceChainFailure ? error.kind : 'error'),
     async read(previous) {

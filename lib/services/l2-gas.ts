@@ -6,6 +6,7 @@ import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
 import { REFRESH_LEAD, readThrough, type SharedKind } from '../store/shared-read';
 import { readL2Network } from '../upstream/l2-gas-price';
+import { MAX_SANE_L1_FEE_WEI } from '../upstream/op-l1-fee';
 import { RpcPoolError } from '../upstream/rpc-errors';
 import { getTokenPrice } from './eth-price';
 
@@ -61,6 +62,16 @@ const StoredReadingSchema = z.object({
   l1GasUnits: wei.nullable().default(null),
 });
 type StoredReading = z.infer<typeof StoredReadingSchema>;
+
+/** The stored-reading schema for one network: its gas price within the network's sane range, an L1 fee within the oracle's. */
+function storedReadingSchemaOf(network: L2Network) {
+  const { min, max } = network.saneGasPriceGwei;
+  return StoredReadingSchema.refine((reading) => {
+    const gwei = Number(reading.gasPriceWei) / 1e9;
+    const l1 = reading.l1FeeWei === null ? null : BigInt(reading.l1FeeWei);
+    return gwei >= min && gwei <= max && (l1 === null || (l1 > 0n && l1 <= MAX_SANE_L1_FEE_WEI));
+  }, `reading outside the sane ${network.name} range`);
+}
 const toWei = (value: string | null) => (value === null ? null : BigInt(value));
 const fromWei = (value: bigint | null) => value?.toString() ?? null;
 
@@ -146,7 +157,7 @@ async function readPrices(deps: AppDeps, networks: readonly L2Network[]): Promis
 function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReading> {
   return {
     key: `l2-gas:${network.id}`,
-    schema: StoredReadingSchema,
+    schema: storedReadingSchemaOf(network),
     freshMs: L2_GAS_TTL_MS,
     // An OP Stack reading without its L1 fee is retried as soon as a degraded answer is.
     freshMsOf: (v) => (network.hasL1DataFee && v.l1FeeWei === null ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS),

@@ -257,4 +257,37 @@ describe('a fleet reading through the shared Redis entry', () => {
     expect(entry.readAt).toBe(clock);
     expect(fleet[0]?.deps.logs.some((l) => l.includes('ignored an unreadable shared entry'))).toBe(true);
   });
+
+  it.each([
+    [
+      'a mainnet tier of 1e300 gwei',
+      MAINNET_KEY,
+      '/api/gas',
+      (v: Record<string, unknown>) => (v.high = 1e300),
+    ],
+    [
+      'an ETH price of $1e300',
+      'gas-fee-api:shared:price:ETH',
+      '/api/eth-price',
+      (v: Record<string, unknown>) => (v.usd = 1e300),
+    ],
+    [
+      'a Base gas price of 1e21 gwei',
+      'gas-fee-api:shared:l2-gas:base',
+      '/api/l2-gas',
+      (v: Record<string, unknown>) => (v.gasPriceWei = `1${'0'.repeat(30)}`),
+    ],
+  ])(
+    'does not serve %s from a well-formed entry, and reads upstream instead',
+    async (_, key, path, spoil) => {
+      expect((await fleet[0]?.request(path))?.status).toBe(200);
+      const entry = JSON.parse(String(await redis.command('GET', key))) as { value: Record<string, unknown> };
+      spoil(entry.value);
+      await redis.command('SET', key, JSON.stringify(entry));
+      const fresh = instance();
+      const body = (await (await fresh.request(path)).json()) as Record<string, unknown>;
+      expect(JSON.stringify(body)).not.toMatch(/e\+(300|21)/);
+      expect(fresh.deps.logs.some((l) => l.includes('ignored an unreadable shared entry'))).toBe(true);
+    },
+  );
 });
