@@ -8,8 +8,12 @@ import { readL1FeeWei } from './op-l1-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
 import { createRpcPool, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
 
-/** Providers may trail the best head seen by about this much time before their answers are refused. */
-const MAX_LAG_MS = 60_000;
+/**
+ * Providers may trail the best head seen by this much block time before their answers are refused
+ * as lagging: under the pool's 60-s age limit, or a head that far behind would always be refused as
+ * stale first and the lag check would never decide anything. Blocks come every 0.25 to 2 s here.
+ */
+const MAX_LAG_MS = 30_000;
 /**
  * Once the gas price is in, the L1 fee (asked at the same moment) gets this much longer: a hung
  * oracle call must not cost the network its gas price, nor hold the answer to the pool's deadline.

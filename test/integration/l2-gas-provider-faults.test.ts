@@ -1,0 +1,402 @@
+import { parseGwei } from 'viem';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { type L2GasResponse, L2GasResponseSchema } from '../../lib/schemas/l2-gas';
+import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
+import { requireFreshReading } from '../../lib/store/shared-read';
+import { createTestDeps } from '../helpers/deps';
+import {
+  expectNoLeaks,
+  type FaultMode,
+  type FaultOptions,
+  L2_NAMES,
+  type L2Name,
+  startUpstreams,
+  type Upstreams,
+} from '../upstreams';
+
+/*
+ * Every fault a single L2 provider can show (README "Layer 2 gas": the same chain-id, sanity and
+ * freshness checks and hedged failover as mainnet), Arbitrum's NodeInterface read going wrong, and a
+ * whole network going down beside three healthy ones.
+ */
+
+// One clock for the app and the simulators' chain heads, moved by tests to step past caches.
+let clock = Date.now();
+const now = () => clock;
+let up: Upstreams;
+
+const ETH_USD = 3012.5;
+const POL_USD = 0.2345;
+/** What the second (healthy) provider of each network answers. */
+const HEALTHY = {
+  arbitrum: parseGwei('0.0103'),
+  optimism: 1_234_567n,
+  base: parseGwei('0.0061'),
+  polygon: parseGwei('31.25'),
+} as const;
+/** What the first provider answers: sane too, but distinct, so the served value names its provider. */
+const PRIMARY = {
+  arbitrum: parseGwei('0.0207'),
+  optimism: 2_345_678n,
+  base: parseGwei('0.0122'),
+  polygon: parseGwei('62.5'),
+} as const;
+const L1_FEE = { optimism: 41_234_567_890n, base: 9_876_543_210n } as const;
+/** Block time of each simulated chain (test/upstreams/chain-profiles.ts). */
+const BLOCK_MS: Record<L2Name, number> = { arbitrum: 250, optimism: 2000, base: 2000, polygon: 2000 };
+const ENV_KEY: Record<L2Name, string> = {
+  arbitrum: 'ARBITRUM_RPC_URLS',
+  optimism: 'OPTIMISM_RPC_URLS',
+  base: 'BASE_RPC_URLS',
+  polygon: 'POLYGON_RPC_URLS',
+};
+/** Operator names for the two providers of a network (SPEC extension 20: `name=url`). */
+const labelsOf = (name: L2Name) => [`${name}-main`, `${name}-backup`] as const;
+
+beforeAll(async () => {
+  up = await startUpstreams({ now });
+});
+afterEach(async () => {
+  await up.reset();
+  clock = Date.now();
+});
+afterAll(async () => {
+  await up?.close();
+});
+
+/** Known prices everywhere, the primary's and the backup's gas prices, and the OP Stack L1 fees. */
+function setKnownState(primary: Record<L2Name, bigint> = PRIMARY) {
+  for (const source of [up.coingecko, up.coinbase, up.kraken]) {
+    source.setPrice('ETH', { usd: ETH_USD });
+    source.setPrice('POL', { usd: POL_USD });
+  }
+  for (const name of L2_NAMES) {
+    up.l2[name][0]?.setGasPrice(primary[name]);
+    up.l2[name][1]?.setGasPrice(HEALTHY[name]);
+  }
+  for (const name of ['optimism', 'base'] as const) for (const sim of up.l2[name]) sim.setL1Fee(L1_FEE[name]);
+}
+
+/**
+ * A fresh app (own cache, provider health, last-good store) whose providers carry operator names. The
+ * budget is short only where a provider hangs; elsewhere ample, so a loaded machine's slow but healthy
+ * answers are never taken for faults.
+ */
+function instance(budgetMs = 10_000) {
+  const named = Object.fromEntries(
+    L2_NAMES.map((name) => [
+      ENV_KEY[name],
+      up.l2[name].map((sim, i) => `${labelsOf(name)[i]}=${sim.url}`).join(','),
+    ]),
+  );
+  const deps = createTestDeps(
+    { ...up.env, ...named, UPSTREAM_TIMEOUT_MS: String(budgetMs), PUBLIC_BASE_URL: 'https://gas.test' },
+    { now },
+  );
+  const app = createApp(deps);
+  return {
+    deps,
+    logs: deps.logs,
+    /** One request; checks the status, the four networks in SPEC order and that nothing leaked. */
+    async get(): Promise<L2GasResponse> {
+      const res = await app.request('/api/l2-gas');
+      const raw = await res.text();
+      expect(res.status).toBe(200);
+      expectNoLeaks(up, raw, ...deps.logs);
+      const body = L2GasResponseSchema.parse(JSON.parse(raw));
+      expect(body.networks.map((n) => n.id)).toEqual(['arbitrum', 'optimism', 'base', 'polygon']);
+      return body;
+    },
+  };
+}
+
+function item(body: L2GasResponse, id: L2Name) {
+  const found = body.networks.find((n) => n.id === id);
+  if (!found) throw new Error(`no ${id} in the answer`);
+  return found;
+}
+
+const gwei = (wei: bigint) => Number(wei) / 1e9;
+
+/** Served from a live read at exactly `wei`, with every figure and no degradation in its note. */
+function expectLiveAt(body: L2GasResponse, id: L2Name, wei: bigint) {
+  const n = item(body, id);
+  expect(n.gasPriceGwei, id).toBe(gwei(wei));
+  expect(n.executionGasCostUsd, id).toBeGreaterThan(0);
+  expect(n.feeNote, id).not.toMatch(/unavailable|last good/i);
+  if (id === 'optimism' || id === 'base') {
+    expect(n.feeCompleteness, id).toBe('full_estimate');
+    expect(n.estimatedL1DataFeeUsd, id).toBeGreaterThan(0);
+  }
+}
+
+/** Served live from either of its providers (a slow primary may be overtaken by the hedge). */
+function expectLive(body: L2GasResponse, id: L2Name) {
+  const n = item(body, id);
+  expect([gwei(PRIMARY[id]), gwei(HEALTHY[id])], id).toContain(n.gasPriceGwei);
+  expectLiveAt(body, id, n.gasPriceGwei === gwei(PRIMARY[id]) ? PRIMARY[id] : HEALTHY[id]);
+}
+
+/** The JSON fields of every log line with this message. */
+function logged(logs: readonly string[], message: string): Record<string, unknown>[] {
+  const marker = ` ${message} {`;
+  return logs
+    .filter((line) => line.includes(marker))
+    .map(
+      (line) => JSON.parse(line.slice(line.indexOf(marker) + marker.length - 1)) as Record<string, unknown>,
+    );
+}
+
+// Each fault as the first provider shows it, and the kind (and code) its failed attempt is logged with.
+const PRIMARY_FAULTS: Array<{ fault: FaultMode; options?: FaultOptions; kind: string; code?: number }> = [
+  { fault: 'http-500', kind: 'http', code: 500 },
+  { fault: 'http-429', kind: 'rate-limited', code: 429 },
+  { fault: 'malformed', kind: 'malformed' },
+  {
+    fault: 'rpc-error',
+    options: {
+      methods: ['eth_gasPrice'],
+      code: -32601,
+      message: 'the method eth_gasPrice does not exist/is not available',
+    },
+    kind: 'rpc-error',
+    code: -32601,
+  },
+  { fault: 'wrong-chain', kind: 'wrong-chain' },
+  { fault: 'stale', kind: 'stale' },
+  { fault: 'absurd', kind: 'absurd' },
+  // A hung provider never fails on its own: the hedge asks the next one, and the hung one is outrun.
+  { fault: 'hang', kind: 'outrun' },
+  { fault: 'refuse', kind: 'network' },
+];
+const PRIMARY_CASES = L2_NAMES.flatMap((name) => PRIMARY_FAULTS.map((fault) => ({ name, ...fault })));
+
+describe('GET /api/l2-gas when one L2 provider fails', () => {
+  it.each(PRIMARY_CASES)(
+    '$name: a first provider with $fault is skipped, logged as $kind, and the next one serves live',
+    async ({ name, fault, options, kind, code }) => {
+      setKnownState();
+      await up.l2[name][0]?.fault(fault, options);
+      const { get, logs } = instance(fault === 'hang' ? 1000 : 10_000);
+      const body = await get();
+      expectLiveAt(body, name, HEALTHY[name]);
+      for (const other of L2_NAMES) if (other !== name) expectLive(body, other);
+      const [main, backup] = labelsOf(name);
+      expect(logged(logs, 'rpc attempt failed')).toContainEqual(
+        code === undefined
+          ? expect.objectContaining({ pool: name, provider: main, kind })
+          : expect.objectContaining({ pool: name, provider: main, kind, code }),
+      );
+      // The backup's answer was accepted, not failed as well.
+      expect(logged(logs, 'rpc attempt failed')).not.toContainEqual(
+        expect.objectContaining({ pool: name, provider: backup }),
+      );
+      expect(up.l2[name][1]?.requests.byMethod.eth_gasPrice).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  // README "Providers": a batch answered with one error is asked again at once singly, and remembered,
+  // so the provider itself serves; it is not failed over.
+  it.each(L2_NAMES)(
+    '%s: a first provider that refuses batches is asked singly and serves live',
+    async (name) => {
+      setKnownState();
+      await up.l2[name][0]?.fault('no-batch');
+      const { get, logs } = instance();
+      const body = await get();
+      expectLiveAt(body, name, PRIMARY[name]);
+      expect(logged(logs, 'rpc provider refuses batches; asking singly')).toContainEqual({
+        pool: name,
+        provider: labelsOf(name)[0],
+      });
+      const singles = up.l2[name][0]?.requests.log.filter(
+        (r) => r.keys.length === 1 && r.keys[0] === 'eth_gasPrice',
+      );
+      expect(singles?.length).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  /** A first provider whose head trails the best block seen by `seconds` of block time (and no more). */
+  async function lagPrimary(name: L2Name, seconds: number) {
+    setKnownState();
+    const app = instance();
+    // A first read with both providers healthy: the pool remembers the best block seen.
+    expectLiveAt(await app.get(), name, PRIMARY[name]);
+    await up.l2[name][0]?.fault('lag', { blocks: Math.ceil((seconds * 1000) / BLOCK_MS[name]) });
+    // Two seconds on, the network must be read again: the best block seen is two seconds old.
+    clock += 2_000;
+    requireFreshReading(app.deps, `l2-gas:${name}`);
+    app.deps.cache.delete(L2_GAS_CACHE_KEY);
+    return { body: await app.get(), logs: app.logs };
+  }
+
+  it.each(L2_NAMES)(
+    '%s: a first provider lagging the best head by 75 s of block time is refused and the next one serves',
+    async (name) => {
+      const { body, logs } = await lagPrimary(name, 75);
+      expectLiveAt(body, name, HEALTHY[name]);
+      expect(logged(logs, 'rpc attempt failed')).toContainEqual(
+        expect.objectContaining({ pool: name, provider: labelsOf(name)[0] }),
+      );
+    },
+  );
+
+  it.each(L2_NAMES)(
+    '%s: a first provider 45 s behind the best head (under the 60-s age limit) is refused as lag',
+    async (name) => {
+      const { logs } = await lagPrimary(name, 45);
+      expect(logged(logs, 'rpc attempt failed')).toContainEqual(
+        expect.objectContaining({ pool: name, provider: labelsOf(name)[0], kind: 'lag' }),
+      );
+    },
+  );
+
+  it.each(L2_NAMES)('%s: a first provider 20 s behind the best head still serves', async (name) => {
+    const { body, logs } = await lagPrimary(name, 20);
+    expectLiveAt(body, name, PRIMARY[name]);
+    expect(logged(logs, 'rpc attempt failed')).toEqual([]);
+  });
+});
+
+describe("GET /api/l2-gas when Arbitrum's NodeInterface call fails", () => {
+  const NODE_INTERFACE_CALL = { methods: ['eth_call'] };
+
+  it('serves estimatedL1GasUnits from the NodeInterface when it answers', async () => {
+    setKnownState(HEALTHY);
+    const { get } = instance();
+    const arbitrum = item(await get(), 'arbitrum');
+    expect(arbitrum.gasPriceGwei).toBe(gwei(HEALTHY.arbitrum));
+    expect(arbitrum.estimatedL1GasUnits).toBeGreaterThan(0);
+    for (const sim of up.l2.arbitrum) sim.setL1GasEstimate(32_000_000n);
+    const { get: again } = instance();
+    // The range's edge, the block gas limit, is still accepted.
+    expect(item(await again(), 'arbitrum').estimatedL1GasUnits).toBe(32_000_000);
+  });
+
+  const CASES: Array<{ what: string; kind: string; arrange: () => Promise<void> }> = [
+    {
+      what: 'hangs',
+      kind: 'timeout',
+      arrange: async () => {
+        await Promise.all(up.l2.arbitrum.map((sim) => sim.fault('hang', NODE_INTERFACE_CALL)));
+      },
+    },
+    {
+      what: 'answers half a JSON body',
+      kind: 'malformed',
+      arrange: async () => {
+        await Promise.all(up.l2.arbitrum.map((sim) => sim.fault('malformed', NODE_INTERFACE_CALL)));
+      },
+    },
+    {
+      what: 'answers data that is not three ABI words',
+      kind: 'malformed',
+      arrange: async () => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x1234' });
+        await Promise.all(
+          up.l2.arbitrum.map((sim) => sim.fault('malformed', { ...NODE_INTERFACE_CALL, body })),
+        );
+      },
+    },
+    {
+      what: 'answers 1e16 gas units',
+      kind: 'malformed',
+      arrange: async () => {
+        await Promise.all(up.l2.arbitrum.map((sim) => sim.fault('absurd', NODE_INTERFACE_CALL)));
+      },
+    },
+    {
+      what: 'answers one unit above the block gas limit',
+      kind: 'malformed',
+      arrange: async () => {
+        for (const sim of up.l2.arbitrum) sim.setL1GasEstimate(32_000_001n);
+      },
+    },
+  ];
+
+  it.each(CASES)(
+    'serves the gas price with estimatedL1GasUnits null when the call $what',
+    async ({ arrange, kind }) => {
+      // Both providers alike, so whichever answers first, the read is the same.
+      setKnownState(HEALTHY);
+      await arrange();
+      const { get, logs } = instance();
+      const body = await get();
+      const arbitrum = item(body, 'arbitrum');
+      expectLiveAt(body, 'arbitrum', HEALTHY.arbitrum);
+      expect(arbitrum.estimatedL1GasUnits).toBeNull();
+      // Fee suggestions come from the same read and stay.
+      expect(arbitrum.baseFee).toBeGreaterThan(0);
+      expect(arbitrum.maxPriorityFeePerGas).toBe(0);
+      // The gas price's provider is not held responsible for the contract call.
+      expect(logged(logs, 'rpc attempt failed')).not.toContainEqual(
+        expect.objectContaining({ pool: 'arbitrum' }),
+      );
+      const failures = logged(logs, 'l1 gas units read failed');
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toEqual({
+        network: 'arbitrum',
+        provider: expect.stringMatching(/^arbitrum-(main|backup)$/),
+        kind,
+      });
+      for (const other of ['optimism', 'base', 'polygon'] as const) {
+        expectLiveAt(body, other, HEALTHY[other]);
+        expect(item(body, other).estimatedL1GasUnits).toBeNull();
+      }
+    },
+  );
+});
+
+describe('GET /api/l2-gas when every provider of one network fails', () => {
+  it.each(L2_NAMES)(
+    '%s: served from its last good reading, then with null numbers; the other three stay live',
+    async (name) => {
+      setKnownState(HEALTHY);
+      const { get, logs } = instance();
+      const first = await get();
+      for (const id of L2_NAMES) expectLiveAt(first, id, HEALTHY[id]);
+      const good = item(first, name);
+
+      // The others move to new prices (so a live read shows), this network's providers fail two ways.
+      for (const other of L2_NAMES) {
+        if (other !== name) for (const sim of up.l2[other]) sim.setGasPrice(PRIMARY[other]);
+      }
+      await up.l2[name][0]?.fault('http-429');
+      await up.l2[name][1]?.fault('rpc-error', { code: -32603, message: 'internal error' });
+
+      clock += 61_000;
+      const stale = await get();
+      const served = item(stale, name);
+      expect(served.gasPriceGwei).toBe(good.gasPriceGwei);
+      expect(served.executionGasCostUsd).toBe(good.executionGasCostUsd);
+      expect(served.estimatedWalletFeeUsd).toBe(good.estimatedWalletFeeUsd);
+      expect(served.feeNote).toMatch(/last good reading, taken at .* \(61 s earlier\)/);
+      for (const other of L2_NAMES) if (other !== name) expectLiveAt(stale, other, PRIMARY[other]);
+      const [main, backup] = labelsOf(name);
+      const attempts = logged(logs, 'rpc attempt failed');
+      expect(attempts).toContainEqual(
+        expect.objectContaining({ pool: name, provider: main, kind: 'rate-limited', code: 429 }),
+      );
+      expect(attempts).toContainEqual(
+        expect.objectContaining({ pool: name, provider: backup, kind: 'rpc-error', code: -32603 }),
+      );
+      expect(logged(logs, 'l2 network unavailable live')).toContainEqual(
+        expect.objectContaining({ network: name }),
+      );
+
+      // Past 5 minutes the last good reading is too old: null numbers, said so in the note.
+      clock += 4 * 60_000;
+      const gone = await get();
+      expect(item(gone, name)).toMatchObject({
+        gasPriceGwei: null,
+        executionGasCostUsd: null,
+        estimatedL1DataFeeUsd: null,
+        estimatedWalletFeeUsd: null,
+        estimatedL1GasUnits: null,
+      });
+      expect(item(gone, name).feeNote).toMatch(/^Reading unavailable: no .* provider answered/);
+      for (const other of L2_NAMES) if (other !== name) expectLiveAt(gone, other, PRIMARY[other]);
+    },
+  );
+});
