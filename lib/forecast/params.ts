@@ -88,8 +88,8 @@ export interface ForecastParams {
  * waitMaxDearerProbability 0.3, waitMaxSevereProbability 0.015, jumpPriorMultiplier 20, the rest as
  * here); it is not shipped: on the tuning parts of the README's 20-placement stress test it ended
  * about as many waits above twice the send-now price (2.5 % against 2.6 % on the base-fee series)
- * and kept less of the oracle's saving on the owlracle and 2026 series (docs/forecast-experiments.md, "Where the
- * decision's constants come from"). The jump factor, jumpPriorEvents, the prior duration, the
+ * and kept less of the oracle's saving on the owlracle and 2026 series (docs/forecast-experiments.md,
+ * "Where the decision's constants come from"). The jump factor, jumpPriorEvents, the prior duration, the
  * 7-day-low percentile and the USD and gwei floors are stated, not searched.
  */
 export const DEFAULT_FORECAST_PARAMS: Readonly<ForecastParams> = {

@@ -41,8 +41,8 @@ export function weiToUsd(wei: bigint, usdPerToken: number): number {
 /**
  * Computes the USD fees of a 21,000-gas transfer: execution at the network's gas price in its native
  * token, plus (OP Stack) the L1 data fee, always paid in ETH. The wallet fee is the sum of the two
- * figures as served where the L1 fee is known, the execution cost where the network has no L1 fee, and null where an L1 fee exists
- * but could not be read (an execution-only figure would understate it).
+ * figures as served where the L1 fee is known, the execution cost where the network has no L1 fee,
+ * and null where an L1 fee exists but could not be read (an execution-only figure would understate it).
  */
 export function computeFeesUsd(input: {
   gasPriceWei: bigint;

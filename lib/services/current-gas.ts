@@ -5,17 +5,21 @@ import { MAX_SANE_GWEI } from '../oracle/sanity';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
 import { readThrough, type SharedKind } from '../store/shared-read';
 import { readEtherscanGas } from '../upstream/etherscan';
-import { getMainnetBestBlock, lowestMainnetHeadAt, readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
+import {
+  computeMainnetHeadFloor,
+  getMainnetBestBlock,
+  readMainnetGasFromRpc,
+} from '../upstream/rpc-mainnet-gas';
 import { deriveExplorerWalletFields, rankBaseFee, toWalletFields } from './wallet-fields';
 
 /** How far (in blocks, about a minute) the explorer may trail the best block RPC providers served. */
 const EXPLORER_MAX_LAG_BLOCKS = 5;
 
+const saneGwei = z.number().positive().max(MAX_SANE_GWEI);
 /**
  * The current mainnet reading every consumer (REST, dashboard, snapshot job, MCP) uses. Also what the
  * shared read-through entry holds, so it is validated when read back.
  */
-const saneGwei = z.number().positive().max(MAX_SANE_GWEI);
 const CurrentGasReadingSchema = z.object({
   low: saneGwei,
   average: saneGwei,
@@ -125,9 +129,13 @@ async function readLiveUnranked(
     deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
   }
   try {
-    // Behind what RPC providers served lately, or (a cold process) days behind the clock: stale.
+    // Behind what RPC providers served lately, or days behind the clock: stale.
     const best = getMainnetBestBlock(deps);
-    const minBlock = best === undefined ? lowestMainnetHeadAt(deps.now()) : best - EXPLORER_MAX_LAG_BLOCKS;
+    const floor = computeMainnetHeadFloor(deps.now());
+    const minBlock =
+      best === undefined
+        ? floor
+        : Math.max(best - EXPLORER_MAX_LAG_BLOCKS, floor ?? Number.NEGATIVE_INFINITY);
     const { gasUsedRatios, ...explorer } = await readEtherscanGas(
       deps,
       minBlock === undefined ? {} : { minBlock },

@@ -63,7 +63,7 @@ const StoredReadingSchema = z.object({
 });
 type StoredReading = z.infer<typeof StoredReadingSchema>;
 
-/** The stored-reading schema for one network: its gas price within the network's sane range, an L1 fee within the oracle's. */
+/** The stored-reading schema of one network: a gas price in its sane range, an L1 fee in the oracle's. */
 function storedReadingSchemaOf(network: L2Network) {
   const { min, max } = network.saneGasPriceGwei;
   return StoredReadingSchema.refine((reading) => {

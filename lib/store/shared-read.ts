@@ -173,8 +173,10 @@ async function refresh<T>(
         deadlineAt === undefined ? Number.POSITIVE_INFINITY : deadlineAt - kind.freshMs / 10,
       );
       for (const delay of HOLDER_POLLS_MS) {
-        if (deps.now() + delay > waitEnd) break;
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        const left = waitEnd - deps.now();
+        if (left <= 0) break;
+        // The last poll comes at the end of the wait, not skipped for a timer's or a call's overshoot.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
         const polled = parseEntry(deps, kind, await within(store.get(kind.key)));
         if (polled && !isDue(kind, polled, deps.now(), notBefore))
           return hold(kind, polled, deps.now(), false, false);

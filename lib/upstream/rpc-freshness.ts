@@ -21,7 +21,7 @@ export interface FreshnessLimits {
   maxLagMs: number;
 }
 
-/** A remembered best block is forgotten after this long, so one bogus answer cannot block the pool for longer. */
+/** A remembered best block is forgotten after this long: one bogus answer cannot hold the pool longer. */
 const BEST_BLOCK_MEMORY_MS = 10 * 60_000;
 /** Clocks drift; a block stamped further in the future than this is a broken answer. */
 const MAX_FUTURE_SKEW_MS = 5 * 60_000;

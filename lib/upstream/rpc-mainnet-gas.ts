@@ -43,36 +43,39 @@ interface FeeSample {
 /** The two calls of one reading may straddle a new block, or hit two backends of one load balancer. */
 const MAX_HEAD_SKEW_BLOCKS = 2n;
 
-/** The Merge: the first proof-of-stake block and its time (Unix seconds). */
-const MERGE_BLOCK = 15_537_394n;
-const MERGE_TIMESTAMP = 1_663_224_179;
-const SLOT_SECONDS = 12;
-
-/**
- * The highest number a mainnet block stamped `timestamp` can have: since the Merge each 12-s slot
- * holds at most one block (some slots stay empty, so real heads sit below it: 68,688 blocks below
- * on 2026-01-19). A head above it is not mainnet's, whatever `eth_chainId` said when it was checked.
- */
-export function highestMainnetBlockAt(timestamp: number): bigint {
-  return MERGE_BLOCK + BigInt(Math.max(0, Math.floor((timestamp - MERGE_TIMESTAMP) / SLOT_SECONDS)));
-}
-
 /** A real head and its time (block 24283622, 2026-01-21 13:59:59 UTC; shared/data blob sample). */
 const REFERENCE_BLOCK = 24_283_622;
 const REFERENCE_TIMESTAMP = 1_769_003_999;
-/** Share of slots that may stay empty from then on (0.78 % did from the Merge to then), and a day's margin. */
+const SLOT_SECONDS = 12;
+/** A day of 12-s slots: the margin both bounds below keep. */
+const DAY_OF_BLOCKS = 7_200;
+/** Share of slots that may stay empty (0.78 % did from the Merge to the reference head). */
 const MAX_MISSED_SLOTS = 0.02;
-const FLOOR_MARGIN_BLOCKS = 7_200;
+/** Blocks per 12-s slot the ceiling allows: twice today's one, so a fork that halves slots breaks nothing. */
+const CEILING_BLOCKS_PER_SLOT = 2;
 
 /**
- * The lowest number mainnet's head can have at `nowMs`, from the clock alone: the reference head
- * plus every 12-s slot since, less 2 % of them and a day's blocks. Undefined before the reference
- * time. A reading older than that (days behind) is a stuck backend, whoever serves it.
+ * Returns the highest number a mainnet block stamped `timestamp` (Unix seconds) can plausibly have:
+ * the reference head plus two blocks per 12-s slot since, and a day's blocks. Mainnet's heads stay
+ * well below it (at most one block a slot today), while the big L2s' and sidechains' heads stay above
+ * it (Base, OP Mainnet, Polygon PoS and Arbitrum One were all higher at the reference time and count
+ * blocks 3 to 24 times as fast). A head above it is not mainnet's, whatever `eth_chainId` said when it
+ * was last asked.
  */
-export function lowestMainnetHeadAt(nowMs: number): number | undefined {
+export function computeMainnetBlockCeiling(timestamp: number): bigint {
+  const slots = Math.max(0, Math.floor((timestamp - REFERENCE_TIMESTAMP) / SLOT_SECONDS));
+  return BigInt(REFERENCE_BLOCK + CEILING_BLOCKS_PER_SLOT * slots + DAY_OF_BLOCKS);
+}
+
+/**
+ * Returns the lowest number mainnet's head can have at `nowMs`, from the clock alone: the reference
+ * head plus every 12-s slot since, less 2 % of them and a day's blocks; undefined before the
+ * reference time. A reading older than that (days behind) is a stuck backend, whoever serves it.
+ */
+export function computeMainnetHeadFloor(nowMs: number): number | undefined {
   const slots = Math.floor(nowMs / 1000 - REFERENCE_TIMESTAMP) / SLOT_SECONDS;
   if (!(slots >= 0)) return undefined;
-  return Math.floor(REFERENCE_BLOCK + slots * (1 - MAX_MISSED_SLOTS) - FLOOR_MARGIN_BLOCKS);
+  return Math.floor(REFERENCE_BLOCK + slots * (1 - MAX_MISSED_SLOTS) - DAY_OF_BLOCKS);
 }
 
 /**
@@ -127,7 +130,7 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   }
   const history = parseFeeHistory(rawHistory);
   const head = { number: block.number, timestamp: Number(block.timestamp) };
-  if (head.number > highestMainnetBlockAt(head.timestamp)) {
+  if (head.number > computeMainnetBlockCeiling(head.timestamp)) {
     throw new RpcAttemptError('absurd', 'block number ahead of any mainnet block of its time');
   }
   const fees = computeWalletFees(history);

@@ -189,7 +189,8 @@ describe('GET /api/gas when the primary provider fails', () => {
   });
 
   it('rejects a head numbered above any mainnet block of its time (another chain), and keeps the others', async () => {
-    upstreams.mainnet[0]?.setHead({ number: 35_000_000 }); // Base's height in 2026, stamped now
+    // About Base's height now (2-s blocks since mid-June 2023), stamped now.
+    upstreams.mainnet[0]?.setHead({ number: Math.floor((Date.now() / 1000 - 1_686_787_200) / 2) });
     const deps = createTestDeps(upstreams.env);
     const { body } = await getGas(deps);
     expect(body.source).toBe(labelOf(1));
