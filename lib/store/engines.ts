@@ -13,6 +13,7 @@ import pg from 'pg';
 import * as schema from '../../drizzle/schema';
 import type { Config } from '../config';
 import { findUp } from '../find-up';
+import { lockDataDir } from './data-dir-lock';
 import { isQueryTimeout, STORE_QUERY_TIMEOUT_MS, type WithDb } from './database';
 import { CONNECT_TIMEOUT_MS, createNeonWithDb } from './neon';
 
@@ -121,17 +122,38 @@ export const PGLITE_SETTINGS = [
   'work_mem=2MB',
 ];
 
+/**
+ * Opens PGlite in `dataDir` (in memory without one). The directory is locked for this process
+ * first (`data-dir-lock.ts`): a second process writing to it would lose one side's rows.
+ * @throws DataDirInUseError when another running process has it open.
+ */
 async function openPglite(dataDir: string | undefined): Promise<DatabaseEngine> {
-  if (dataDir) await mkdir(dataDir, { recursive: true });
-  const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
-  const client = new PGlite(dataDir, { startParams });
-  const db = drizzlePglite({ client, schema });
-  return {
-    kind: 'pglite',
-    withDb: (fn) => fn(db),
-    migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
-    close: () => client.close(),
-  };
+  let release = async () => {};
+  if (dataDir) {
+    await mkdir(dataDir, { recursive: true });
+    release = await lockDataDir(dataDir);
+  }
+  try {
+    const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
+    const client = new PGlite(dataDir, { startParams });
+    await client.waitReady;
+    const db = drizzlePglite({ client, schema });
+    return {
+      kind: 'pglite',
+      withDb: (fn) => fn(db),
+      migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      async close() {
+        try {
+          await client.close();
+        } finally {
+          await release();
+        }
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
 }
 
 /**

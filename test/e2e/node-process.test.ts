@@ -1,13 +1,15 @@
 // `npm start` as a real process (the prebuilt bundle on plain Node): it serves, logs one line per
 // request (in batches, none lost at shutdown), and exits 0 on SIGINT/SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { basename, delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_NAMES } from '../../lib/mcp/tools';
+import { DATA_DIR_LOCK_FILE } from '../../lib/store/data-dir-lock';
 import { findFreePort } from '../helpers/free-port';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 
@@ -35,6 +37,33 @@ function waitForOutput(child: ChildProcess, output: () => string, pattern: RegEx
   });
 }
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url).href);
+
+/** Runs `npm run history:import` (tsx scripts/history-import.ts) on a one-row CSV against `dataDir`. */
+function runImport(dataDir: string): Promise<{ code: number | null; stderr: string }> {
+  const csv = join(dataDir, '..', `${basename(dataDir)}-import.csv`);
+  writeFileSync(csv, `timestamp_utc,base_fee_gwei\n${new Date().toISOString()},0.05\n`);
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      'scripts/history-import.ts',
+      csv,
+      '--value-column',
+      'base_fee_gwei',
+    ],
+    { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dataDir } },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((done) =>
+    child.on('close', (code) => {
+      rmSync(csv, { force: true });
+      done({ code, stderr });
+    }),
+  );
+}
+
 describe('npm start as a process', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)(
     'serves, then shuts down cleanly on %s',
@@ -58,6 +87,10 @@ describe('npm start as a process', () => {
         const res = await fetch(`http://127.0.0.1:${port}/api/gas`);
         expect(res.status).toBe(200);
         await waitForOutput(child, () => out, /GET \/api\/gas 200 \d+ms/);
+        // An import into the same PGlite directory is refused while the host has it open.
+        const sideways = await runImport(dataDir);
+        expect(sideways.code).toBe(1);
+        expect(sideways.stderr).toMatch(/is open in process \d+ \(npm start/);
         // MCP through the official client: the bundle's stand-ins for zod's locales, Zod 3 and Ajv
         // (wrangler.toml [alias]) are never reached, and bad input still gets its message.
         const mcp = new Client({ name: 'node-process-test', version: '1.0.0' });
@@ -82,6 +115,8 @@ describe('npm start as a process', () => {
         const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
         child.kill(signal);
         expect(await exited).toBe(0);
+        // The directory is free again once the host has closed its database.
+        expect(existsSync(join(dataDir, DATA_DIR_LOCK_FILE))).toBe(false);
         expect(out).toContain(`"signal":"${signal}"`);
         expect(out.match(/GET \/api\/gas 200 \d+ms/g)).toHaveLength(301);
         expectNoLeaks(up, out);
