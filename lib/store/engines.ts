@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { Pool as NeonPool } from '@neondatabase/serverless';
+import { Pool as NeonPool, type PoolClient as NeonPoolClient } from '@neondatabase/serverless';
 import { drizzle as drizzleNeon } from 'drizzle-orm/neon-serverless';
 import { migrate as migrateNeon } from 'drizzle-orm/neon-serverless/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -57,6 +57,37 @@ export async function openDatabase(spec: EngineSpec): Promise<DatabaseEngine> {
   return openPglite(spec.dataDir);
 }
 
+/** A fixed advisory-lock key (any number): every process migrating one database takes the same one. */
+const MIGRATION_LOCK_KEY = 20_261_127;
+
+/** One connection of a pool: what migrateLocked needs of node-postgres's and Neon's alike. */
+interface LockableClient {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+  release(): void;
+}
+
+/**
+ * Runs `migrate` on one connection of `pool` holding a session advisory lock, so processes that
+ * migrate one database at once (two hosts starting, a host and `db:migrate`) take turns: the later
+ * one finds the migrations applied, instead of failing on the objects the first is creating.
+ */
+async function migrateLocked<C extends LockableClient>(
+  pool: { connect(): Promise<C> },
+  migrate: (client: C) => Promise<void>,
+): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await migrate(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
 function openNeon(url: string, connectTimeoutMs: number): DatabaseEngine {
   return {
     kind: 'neon',
@@ -65,7 +96,9 @@ function openNeon(url: string, connectTimeoutMs: number): DatabaseEngine {
       const pool = new NeonPool({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
       pool.on('error', () => {});
       try {
-        await migrateNeon(drizzleNeon({ client: pool, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+        await migrateLocked<NeonPoolClient>(pool, (client) =>
+          migrateNeon(drizzleNeon({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+        );
       } finally {
         await pool.end().catch(() => {});
       }
@@ -104,7 +137,10 @@ function openPg(url: string, connectTimeoutMs: number, queryTimeoutMs: number): 
         throw error;
       }
     },
-    migrate: () => migratePg(current.db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    migrate: () =>
+      migrateLocked<pg.PoolClient>(current.pool, (client) =>
+        migratePg(drizzlePg({ client, schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+      ),
     close: () => current.pool.end(),
   };
 }

@@ -11,7 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../lib/store/database';
-import { type DatabaseEngine, MIGRATIONS_FOLDER } from '../../lib/store/engines';
+import { type DatabaseEngine, MIGRATIONS_FOLDER, openDatabase } from '../../lib/store/engines';
 import { readBucketedHistory, readHourlyHistory, readL2Samples } from '../../lib/store/history-queries';
 import {
   HISTORY_RETENTION_DAYS,
@@ -94,6 +94,25 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await lab?.close();
+});
+
+describe.each(['pg', 'neon'] as const)('migrations on %s', (kind) => {
+  it('are applied once when three processes migrate one fresh database at the same moment', async () => {
+    const url = await lab.server.createDatabase(`fresh_${kind}`);
+    const engines = await Promise.all(
+      [0, 1, 2].map(() => openDatabase({ kind, url, connectTimeoutMs: 30_000 })),
+    );
+    try {
+      const outcomes = await Promise.allSettled(engines.map((engine) => engine.migrate()));
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      const rows = await engines[0]!.withDb((db) =>
+        queryRows(db, sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`),
+      );
+      expect(Number(rows[0]?.n)).toBe(MIGRATION_COUNT);
+    } finally {
+      await Promise.allSettled(engines.map((engine) => engine.close()));
+    }
+  });
 });
 
 describe.each(ENGINE_KINDS)('history store on %s', (kind) => {
