@@ -19,7 +19,7 @@ export interface L2Network {
   hasL1DataFee: boolean;
   /** Completeness of a healthy reading; an OP network whose L1 fee read failed downgrades to execution_only. */
   feeCompleteness: FeeCompleteness;
-  /** Gas prices outside this range (gwei) are a broken answer, not a market move. */
+  /** Gas prices outside this range (gwei) are a broken answer, not a market move (isSaneGasPriceGwei). */
   saneGasPriceGwei: { min: number; max: number };
   /**
    * Where the priority fee comes from: `ignored` (Arbitrum: the sequencer orders first come, first
@@ -113,4 +113,10 @@ export function getL2Network(id: L2NetworkId): L2Network {
   const network = L2_NETWORKS.find((n) => n.id === id);
   if (!network) throw new RangeError(`unknown L2 network ${id}`);
   return network;
+}
+
+/** True when `gwei` is in the network's sane gas-price range (which excludes NaN). */
+export function isSaneGasPriceGwei(network: Pick<L2Network, 'saneGasPriceGwei'>, gwei: number): boolean {
+  const { min, max } = network.saneGasPriceGwei;
+  return gwei >= min && gwei <= max;
 }

@@ -3,11 +3,11 @@ import { type AppDeps, getState } from '../deps';
 import { readThrough, type SharedKind } from '../store/shared-read';
 import { readPriceChain } from '../upstream/price-chain';
 import {
+  isSaneUsd,
   PRICE_SOURCES,
   type PriceFailureKind,
   type PriceSourceId,
   type PriceToken,
-  TOKEN_MARKETS,
 } from '../upstream/price-source';
 
 /** A live reading is reused for this long (SPEC.md 4.3: the price refreshes every 30 seconds). */
@@ -66,8 +66,7 @@ type PriceRecord = z.infer<typeof PriceRecordSchema>;
 
 /** The record schema for one token: its price and sparkline within the token's sane range as well. */
 function priceRecordSchemaOf(token: PriceToken) {
-  const { min, max } = TOKEN_MARKETS[token].saneUsd;
-  const sane = (usd: number) => usd >= min && usd <= max;
+  const sane = (usd: number) => isSaneUsd(usd, token);
   return PriceRecordSchema.refine(
     (record) => sane(record.usd) && (record.sparkline?.values.every(sane) ?? true),
     `price outside the sane ${token}/USD range`,

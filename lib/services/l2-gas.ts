@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
-import { L2_NETWORKS, type L2Network, type L2NetworkId } from '../l2/networks';
+import { isSaneGasPriceGwei, L2_NETWORKS, type L2Network, type L2NetworkId } from '../l2/networks';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
 import { REFRESH_LEAD, readThrough, type SharedKind } from '../store/shared-read';
+import { weiToGwei } from '../units';
 import { readL2Network } from '../upstream/l2-gas-price';
-import { MAX_SANE_L1_FEE_WEI } from '../upstream/op-l1-fee';
+import { isSaneL1FeeWei } from '../upstream/op-l1-fee';
 import { RpcPoolError } from '../upstream/rpc-errors';
 import { getTokenPrice } from './eth-price';
 
@@ -65,12 +66,12 @@ type StoredReading = z.infer<typeof StoredReadingSchema>;
 
 /** The stored-reading schema of one network: a gas price in its sane range, an L1 fee in the oracle's. */
 function storedReadingSchemaOf(network: L2Network) {
-  const { min, max } = network.saneGasPriceGwei;
-  return StoredReadingSchema.refine((reading) => {
-    const gwei = Number(reading.gasPriceWei) / 1e9;
-    const l1 = reading.l1FeeWei === null ? null : BigInt(reading.l1FeeWei);
-    return gwei >= min && gwei <= max && (l1 === null || (l1 > 0n && l1 <= MAX_SANE_L1_FEE_WEI));
-  }, `reading outside the sane ${network.name} range`);
+  return StoredReadingSchema.refine(
+    (reading) =>
+      isSaneGasPriceGwei(network, weiToGwei(BigInt(reading.gasPriceWei))) &&
+      (reading.l1FeeWei === null || isSaneL1FeeWei(BigInt(reading.l1FeeWei))),
+    `reading outside the sane ${network.name} range`,
+  );
 }
 const toWei = (value: string | null) => (value === null ? null : BigInt(value));
 const fromWei = (value: bigint | null) => value?.toString() ?? null;

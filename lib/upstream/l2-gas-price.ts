@@ -1,7 +1,7 @@
 import { getBlock, getGasPrice } from 'viem/actions';
 import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
-import type { L2Network } from '../l2/networks';
+import { isSaneGasPriceGwei, type L2Network } from '../l2/networks';
 import { weiToGwei } from '../units';
 import { readArbitrumL1GasUnits } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
@@ -148,9 +148,10 @@ async function readSample(client: RpcClient, single: RpcClient, network: L2Netwo
   if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
     throw new RpcAttemptError('malformed', 'latest block without number or timestamp');
   }
-  const { min, max } = network.saneGasPriceGwei;
-  const gwei = weiToGwei(gasPriceWei);
-  if (!(gwei >= min && gwei <= max)) throw new RpcAttemptError('absurd', 'gas price out of range');
+  const { max } = network.saneGasPriceGwei;
+  if (!isSaneGasPriceGwei(network, weiToGwei(gasPriceWei))) {
+    throw new RpcAttemptError('absurd', 'gas price out of range');
+  }
   const baseFeeWei = typeof block.baseFeePerGas === 'bigint' ? block.baseFeePerGas : null;
   if (baseFeeWei !== null && weiToGwei(baseFeeWei) > max)
     throw new RpcAttemptError('absurd', 'base fee out of range');

@@ -21,6 +21,15 @@ const gasPriceOracleAbi = parseAbi(['function getL1Fee(bytes _data) view returns
  */
 export const MAX_SANE_L1_FEE_WEI = parseEther('0.05');
 
+/**
+ * True when `fee` (wei) can be an L1 data fee: above 0, since it is the transfer's size times L1
+ * prices that are never zero (the blob base fee is at least 1 wei), so a zero means an oracle whose
+ * L1 prices are unset or broken; and at most MAX_SANE_L1_FEE_WEI.
+ */
+export function isSaneL1FeeWei(fee: bigint): boolean {
+  return fee > 0n && fee <= MAX_SANE_L1_FEE_WEI;
+}
+
 /** The recipient of the representative ETH transfer every L2 fee figure is computed for. */
 export const REPRESENTATIVE_RECIPIENT: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
@@ -55,17 +64,15 @@ export function buildL1FeeCall(transaction: Hex): { to: Address; data: Hex } {
 }
 
 /**
- * Decodes the oracle's answer to a fee in wei, rejecting anything that is not a sane uint256. Zero is
- * not sane either: the fee is the transfer's size times L1 prices that are never zero (the blob base
- * fee is at least 1 wei), so a zero means an oracle whose L1 prices are unset or broken, and serving it
- * would present the execution cost as the whole wallet fee.
+ * Decodes the oracle's answer to a fee in wei, rejecting anything that is not a sane uint256 (a zero
+ * included: serving it would present the execution cost as the whole wallet fee).
  */
 export function decodeL1Fee(result: unknown): bigint {
   if (typeof result !== 'string' || !isHex(result) || result.length !== 66) {
     throw new L1FeeError('getL1Fee answer is not a 32-byte word');
   }
   const fee = decodeFunctionResult({ abi: gasPriceOracleAbi, functionName: 'getL1Fee', data: result });
-  if (fee === 0n || fee > MAX_SANE_L1_FEE_WEI) throw new L1FeeError('getL1Fee answer is out of range');
+  if (!isSaneL1FeeWei(fee)) throw new L1FeeError('getL1Fee answer is out of range');
   return fee;
 }
 

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { MAX_FUTURE_SKEW_MS } from '../clock';
 import { fetchPriceJson } from './price-http';
 import {
   checkChange,
   checkUsd,
+  isSaneUsd,
   type PriceReading,
   PriceSourceError,
   type PriceToken,
@@ -13,8 +15,6 @@ import {
 export const SPARKLINE_POINTS = 168;
 /** CoinGecko refreshes ETH about every minute; a reading older than this is a stuck feed, not a price. */
 export const MAX_READING_AGE_MS = 5 * 60_000;
-/** Clocks drift; a reading stamped further ahead than this is a broken answer. */
-const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 
 // Only the fields the service uses; CoinGecko sends many more, and may send null for any of them.
 const MarketsBody = z.array(
@@ -69,10 +69,9 @@ export function parseCoinGeckoMarkets(body: unknown, token: PriceToken, nowMs: n
  */
 export function checkSparkline(values: unknown[] | undefined, token: PriceToken): number[] | null {
   if (!values || values.length === 0) return null;
-  const { min, max } = TOKEN_MARKETS[token].saneUsd;
   const prices: number[] = [];
   for (const value of values.slice(-SPARKLINE_POINTS)) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) return null;
+    if (typeof value !== 'number' || !isSaneUsd(value, token)) return null;
     prices.push(value);
   }
   return prices;

@@ -63,11 +63,16 @@ export function toNumber(value: unknown): number | undefined {
   return undefined;
 }
 
+/** True when `usd` is a USD amount in the token's sane range (which excludes NaN and the infinities). */
+export function isSaneUsd(usd: number, token: PriceToken): boolean {
+  const { min, max } = TOKEN_MARKETS[token].saneUsd;
+  return usd >= min && usd <= max;
+}
+
 /** Returns the price if it is a finite, positive USD amount in the token's sane range, else throws. */
 export function checkUsd(value: unknown, token: PriceToken): number {
   const usd = toNumber(value);
-  const { min, max } = TOKEN_MARKETS[token].saneUsd;
-  if (usd === undefined || !Number.isFinite(usd) || usd < min || usd > max) {
+  if (usd === undefined || !isSaneUsd(usd, token)) {
     throw new PriceSourceError('error', `price out of range for ${token}`);
   }
   return usd;

@@ -1,3 +1,4 @@
+import { MAX_FUTURE_SKEW_MS } from '../clock';
 import { RpcAttemptError } from './rpc-errors';
 import type { PoolHealth } from './rpc-health';
 
@@ -23,8 +24,6 @@ export interface FreshnessLimits {
 
 /** A remembered best block is forgotten after this long: one bogus answer cannot hold the pool longer. */
 const BEST_BLOCK_MEMORY_MS = 10 * 60_000;
-/** Clocks drift; a block stamped further in the future than this is a broken answer. */
-const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 
 /**
  * Throws an RpcAttemptError (`stale`, `lag` or `absurd`) unless the block an answer reflects is recent
