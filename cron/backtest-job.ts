@@ -21,7 +21,10 @@ import { SCORING_DELAY_MS } from './forecast-job';
 const HOUR_MS = 3_600_000;
 // 4 to 10 ms of CPU per origin: a slice holds the event loop for some 20 to 40 ms.
 const REPLAY_SLICE = 4;
-const LONGEST_WINDOW_HOURS = Math.max(...Object.values(ACCURACY_WINDOW_HOURS));
+const LONGEST_WINDOW = ACCURACY_WINDOWS.reduce((a, b) =>
+  ACCURACY_WINDOW_HOURS[b] > ACCURACY_WINDOW_HOURS[a] ? b : a,
+);
+const LONGEST_WINDOW_HOURS = ACCURACY_WINDOW_HOURS[LONGEST_WINDOW];
 
 /**
  * Origins one run replays at most: some 0.4 to 1 s of CPU (4 to 10 ms each, `npm run bench --
@@ -39,8 +42,11 @@ export interface BacktestJobResult {
   replayed: number;
   /** Replayable origins of the window still to replay after this run (later ticks do them). */
   backlog: number;
-  /** `exists`: stored before (by an earlier or a concurrent run); `pending`: the backlog comes first. */
-  summary: 'written' | 'exists' | 'pending';
+  /**
+   * `exists`: stored before (by an earlier or a concurrent run); `pending`: the backlog comes first;
+   * `none`: nothing replayable is stored yet, so no summary is kept and the next tick looks again.
+   */
+  summary: 'written' | 'exists' | 'pending' | 'none';
   /** Replayed forecasts and summaries deleted for being older than the retention window. */
   pruned: number;
 }
@@ -55,7 +61,9 @@ export class BacktestStoreError extends Error {
  * live forecasts are scored (SPEC extension 18), so that no request ever replays. Each past hour is
  * replayed once, the first run after its 24 hours are over (plus the scoring delay), from the
  * history stored then, and stored; once none is left to replay, each window's replayed forecasts are
- * scored and the summary stored for the hour. A tick that finds its hour summarised costs one query.
+ * scored and the summary stored for the hour, unless nothing was (then the next tick looks again, so
+ * history imported or backfilled within the hour is scored within minutes). A tick that finds its
+ * hour summarised costs one query.
  * Keys on the origin hour and on (window, hour) make any number of overlapping runs store each once.
  */
 export async function runBacktestJob(
@@ -89,7 +97,13 @@ export async function runBacktestJob(
         const pruned = await pruneBacktest(tx, deps.now());
         if (backlog > 0) return { hour, replayed: written, backlog, summary: 'pending', pruned } as const;
         const forecasts = await readReplayedForecasts(tx, fromMs);
-        const summarised = await insertBacktestSummaries(tx, hour, summarise(forecasts, hour), deps.now());
+        const figures = summarise(forecasts, hour);
+        // An empty summary would stand for the whole hour: history imported or backfilled minutes
+        // later would go unscored until the next one. The endpoint says "nothing scored" without it.
+        if (figures[LONGEST_WINDOW].origins === 0) {
+          return { hour, replayed: written, backlog, summary: 'none', pruned } as const;
+        }
+        const summarised = await insertBacktestSummaries(tx, hour, figures, deps.now());
         const summary = summarised.length > 0 ? 'written' : 'exists';
         return { hour, replayed: written, backlog, summary, pruned } as const;
       }),

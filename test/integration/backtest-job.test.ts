@@ -6,6 +6,7 @@ import type { AppDeps } from '../../lib/deps';
 import { scoreForecasts } from '../../lib/forecast/accuracy';
 import { replayForecasts } from '../../lib/forecast/accuracy-replay';
 import { forecastGas } from '../../lib/forecast/forecast-gas';
+import { getForecastAccuracy } from '../../lib/services/forecast-accuracy';
 import {
   insertBacktestSummaries,
   readBacktestSummary,
@@ -192,12 +193,26 @@ describe.each(ENGINE_KINDS)('hourly back-test job on %s', (kind) => {
     expect(summary?.figures.scoredTo).toBe(iso(NOW_HOUR - 26 * HOUR_MS));
   });
 
-  it('summarises an empty store as nothing scored, never made-up figures', async () => {
+  it('stores no summary for an empty store, so the endpoint says nothing was scored, never made-up figures', async () => {
     const result = await runBacktestJob(depsAt(engine, NOW), NOW);
-    expect(result).toEqual({ hour: NOW_HOUR, replayed: 0, backlog: 0, summary: 'written', pruned: 0 });
-    const summary = await engine.withDb((db) => readBacktestSummary(db, '7d', 0));
-    expect(summary?.figures).toEqual(scoreForecasts([]));
-    expect(summary?.figures.origins).toBe(0);
+    expect(result).toEqual({ hour: NOW_HOUR, replayed: 0, backlog: 0, summary: 'none', pruned: 0 });
+    expect(await engine.withDb((db) => countRows(db, 'backtest_summaries'))).toBe(0);
+    const accuracy = await getForecastAccuracy(depsAt(engine, NOW), '30d');
+    expect(accuracy).toMatchObject({ source: 'live', ...scoreForecasts([]) });
+  });
+
+  it('scores history imported after an empty tick within the same hour, on the next ticks', async () => {
+    expect((await runBacktestJob(depsAt(engine, NOW), NOW)).summary).toBe('none');
+    await importTenDays(engine);
+    const later = NOW + 5 * 60_000;
+    expect(await runBacktestJob(depsAt(engine, later), later)).toMatchObject({
+      hour: NOW_HOUR,
+      replayed: ORIGINS,
+      backlog: 0,
+      summary: 'written',
+    });
+    const accuracy = await getForecastAccuracy(depsAt(engine, later), '7d');
+    expect(accuracy).toMatchObject({ source: 'backtest', origins: ORIGINS });
   });
 
   it('prunes replayed forecasts and summaries older than 35 days when it writes', async () => {
@@ -208,9 +223,9 @@ describe.each(ENGINE_KINDS)('hourly back-test job on %s', (kind) => {
         sql`INSERT INTO replayed_forecasts VALUES (${iso(old)}, ${iso(old)}, 10, '[]', '{}', '{}')`,
       );
     });
-    expect(await runBacktestJob(depsAt(engine, NOW), NOW)).toMatchObject({ summary: 'written', pruned: 3 });
+    expect(await runBacktestJob(depsAt(engine, NOW), NOW)).toMatchObject({ summary: 'none', pruned: 3 });
     expect(await engine.withDb((db) => countRows(db, 'replayed_forecasts'))).toBe(0);
-    expect(await engine.withDb((db) => countRows(db, 'backtest_summaries'))).toBe(2);
+    expect(await engine.withDb((db) => countRows(db, 'backtest_summaries'))).toBe(0);
   });
 });
 
