@@ -76,8 +76,8 @@ export function assertFeeHistoryShape(history: FeeHistory, percentileCount: numb
   }
   const next = history.baseFeePerGas[blocks] as bigint;
   const newest = history.baseFeePerGas[blocks - 1] as bigint;
-  // EIP-1559 moves the base fee by at most 1/8 per block; allow 1 wei of integer rounding.
-  if (next * 8n > newest * 9n + 8n || next * 8n + 8n < newest * 7n) {
+  // EIP-1559 lowers the base fee by at most 1/8 per block and raises it by at most a full block's rise.
+  if (next > computeMaxNextBaseFee(newest) || next * 8n + 8n < newest * 7n) {
     throw new OracleError('next base fee breaks the EIP-1559 bound');
   }
 }
@@ -94,4 +94,22 @@ export function computeNextBaseFee(baseFee: bigint, gasUsed: bigint, gasLimit: b
     return baseFee + (delta > 1n ? delta : 1n);
   }
   return baseFee - (baseFee * (target - gasUsed)) / target / 8n;
+}
+
+/**
+ * The smallest gas target mainnet has had since London (a 30M gas limit). A full block over an odd
+ * gas limit 2T + 1 uses T + 1 gas above its target T, so the base fee rises by
+ * floor(floor(base × (T + 1) / T) / 8): up to base / 8T wei more than floor(base / 8), and the more
+ * the smaller T. Odd limits are common while validators move the limit. A bound taken at this target
+ * holds for every gas limit mainnet has had since.
+ */
+export const MIN_MAINNET_GAS_TARGET = 15_000_000n;
+
+/**
+ * The highest base fee EIP-1559 allows in the block after one with `baseFee`, whatever the gas limit:
+ * after an exactly full block over an odd limit at the smallest target.
+ */
+export function computeMaxNextBaseFee(baseFee: bigint): bigint {
+  const limit = 2n * MIN_MAINNET_GAS_TARGET + 1n;
+  return computeNextBaseFee(baseFee, limit, limit);
 }

@@ -1,3 +1,5 @@
+import { computeMaxNextBaseFee } from './fee-history';
+
 /** The three wallet tiers, cheapest first. */
 export const TIER_NAMES = ['low', 'average', 'high'] as const;
 export type TierName = (typeof TIER_NAMES)[number];
@@ -19,15 +21,13 @@ export type TierName = (typeof TIER_NAMES)[number];
 export const TIER_HEADROOM_BLOCKS: Readonly<Record<TierName, number>> = { low: 2, average: 4, high: 6 };
 
 /**
- * The base fee after `blocks` consecutive full blocks starting from `baseFee`, exactly as EIP-1559
- * computes it (a full block adds floor(base / 8), at least 1 wei).
+ * The highest base fee `blocks` consecutive full blocks can reach from `baseFee`, exactly as EIP-1559
+ * computes it: each adds floor(base / 8), at least 1 wei, and a few wei more when the gas limit is
+ * odd (computeMaxNextBaseFee), so the bound holds whatever limits those blocks have.
  */
 export function computeBaseFeeAfterFullBlocks(baseFee: bigint, blocks: number): bigint {
   let fee = baseFee;
-  for (let i = 0; i < blocks; i += 1) {
-    const delta = fee / 8n;
-    fee += delta > 1n ? delta : 1n;
-  }
+  for (let i = 0; i < blocks; i += 1) fee = computeMaxNextBaseFee(fee);
   return fee;
 }
 

@@ -22,9 +22,11 @@ const WaitSchema = z
   .nullable()
   .openapi({
     description:
-      'Time to inclusion of a transaction paying this tier, in 12-second slots: the per-block inclusion ' +
-      'chance of the tip is the share of the last 20 non-empty blocks whose 1st-percentile tip was at or ' +
-      'below it, and blocks are independent tries. Null when served by the explorer backstop.',
+      'Time to inclusion of a transaction paying this tier, in 12-second slots, from a replay of the last ' +
+      "20 non-empty blocks: a block takes the transaction when its 1st-percentile tip was below the tier's " +
+      'tip (or equal to it in a block with room left). Waits are pooled over every starting block, the ' +
+      'latest weighing most (half-life 8 blocks), so runs of busy blocks lengthen the tail as they did on ' +
+      'chain. Null when served by the explorer backstop.',
   });
 
 const WalletTierSchema = z
@@ -36,7 +38,8 @@ const WalletTierSchema = z
     ),
     maxFeePerGas: gwei(
       "Max fee per gas: the base fee after the tier's number of consecutive full blocks (low 2, average 4, " +
-        'high 6; each full block raises it 12.5 %) plus maxPriorityFeePerGas, so the transaction still pays ' +
+        'high 6; each full block raises it 12.5 %, a few wei more under an odd gas limit) plus ' +
+        'maxPriorityFeePerGas, so the transaction still pays ' +
         'its whole tip that long. Always >= nextBaseFee + maxPriorityFeePerGas; unused headroom is refunded.',
       0.52,
     ),

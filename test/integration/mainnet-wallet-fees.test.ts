@@ -176,8 +176,9 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     });
     expect(body.tiers.low.maxPriorityFeePerGas).toBe(0.025333333);
     expect(body.tiers.high.maxPriorityFeePerGas).toBe(0.701876544);
-    // 498,123,456 wei after 2 full blocks (floor(x / 8) twice) is 630,437,499 wei, plus the tip.
-    expect(body.tiers.low.maxFeePerGas).toBe(0.655770832);
+    // 498,123,456 wei after 2 full blocks is 630,437,499 wei at floor(x / 8) a block, and 630,437,508
+    // under an odd 30,000,001 gas limit (the worst since London, which the max fee covers), plus the tip.
+    expect(body.tiers.low.maxFeePerGas).toBe(0.655770841);
     for (const tier of [body.tiers.low, body.tiers.average, body.tiers.high]) {
       expect(tier.estimatedWaitSeconds).toBeNull();
       expect(tier.maxFeePerGas).toBeGreaterThanOrEqual(body.nextBaseFee + tier.maxPriorityFeePerGas - 1e-9);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type FeeHistory, OracleError } from '../../lib/oracle/fee-history';
+import { computeNextBaseFee, type FeeHistory, OracleError } from '../../lib/oracle/fee-history';
 import { MAX_SANE_GWEI } from '../../lib/oracle/sanity';
 import { computeMedian, computePercentileFees, computeTiers } from '../../lib/oracle/tiers';
 
@@ -147,6 +147,25 @@ describe('computeTiers', () => {
       reward: rows,
     };
     expect(computeTiers(history)).toEqual({ low: 2, average: 3, high: 4, baseFee: 1 });
+  });
+
+  it('accepts the rise after an exactly full block under an odd gas limit, a few wei above 1/8, and no more', () => {
+    // Validators moving the limit leave it odd (2T + 1); a full block then uses T + 1 above target.
+    const newest = 10n ** 9n;
+    for (const limit of [30_000_001n, 36_000_001n, 45_000_001n, 60_000_001n]) {
+      const next = computeNextBaseFee(newest, limit, limit);
+      expect(next).toBeGreaterThan(newest + newest / 8n);
+      const history = (nextFee: bigint): FeeHistory => ({
+        oldestBlock: 5n,
+        baseFeePerGas: [newest, nextFee],
+        gasUsedRatio: [1],
+        reward: [[1n, 2n, 3n]],
+      });
+      expect(computeTiers(history(next)).baseFee).toBe(Number(next) / 1e9);
+      // One wei above what the smallest odd-limit target since London allows is still refused.
+      const ceiling = computeNextBaseFee(newest, 30_000_001n, 30_000_001n);
+      expect(() => computeTiers(history(ceiling + 1n))).toThrow(OracleError);
+    }
   });
 
   it.each([
