@@ -107,7 +107,7 @@ function instanceOf(url: string): string {
  * Methods a path answers: those registered for it (exactly, or under a `/*` route), HEAD wherever GET
  * is (Hono answers it); a non-empty list means a 405 rather than a 404, and is what a preflight offers.
  */
-function allowedMethods(app: ApiApp, path: string): string[] {
+export function allowedMethods(app: ApiApp, path: string): string[] {
   const methods = new Set<string>();
   for (const route of app.routes) {
     const matches = route.path.endsWith('/*')

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { runScheduledJobs } from '../../cron/scheduled';
-import { createApp } from '../../functions/app';
+import { allowedMethods, createApp } from '../../functions/app';
 import { type Config, parseConfig } from '../config';
 import type { AppDeps } from '../deps';
 import { createCoalescingCache } from '../http/cache';
@@ -111,7 +111,12 @@ export async function startNodeHost(
     return res;
   };
 
-  const server = await listen({ fetch: handle, immediate, refused }, config.port);
+  const connect = (req: IncomingMessage, socket: Duplex) => {
+    const status = answerConnect(req.url ?? '-', socket, (path) => allowedMethods(app, path));
+    log.info(`CONNECT ${pathOfTarget(req.url ?? '-')} ${status} 0ms`);
+  };
+
+  const server = await listen({ fetch: handle, immediate, refused, connect }, config.port);
   const port = (server.address() as { port: number }).port;
   if (!config.publicBaseUrl) config.publicBaseUrl = `http://localhost:${port}`;
   const scheduler =
@@ -137,13 +142,15 @@ interface Answering {
   immediate: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** The answer to a request the adapter refused (`req` when it refused it on arrival). */
   refused: (error: unknown, req: IncomingMessage | undefined) => Response;
+  /** Answers a CONNECT request on its socket (Node hands it over apart from the others). */
+  connect: (req: IncomingMessage, socket: Duplex) => void;
 }
 
 /**
  * Starts the HTTP server and resolves once it listens: each request is offered to `immediate` first,
  * and goes to `fetch` through Hono's Node adapter when `immediate` does not answer it.
  */
-function listen({ fetch, immediate, refused }: Answering, port: number): Promise<Server> {
+function listen({ fetch, immediate, refused, connect }: Answering, port: number): Promise<Server> {
   // The adapter refuses a request it cannot read synchronously, within the call below: that request
   // is `arriving` then.
   let arriving: IncomingMessage | undefined;
@@ -170,6 +177,7 @@ function listen({ fetch, immediate, refused }: Answering, port: number): Promise
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.on('clientError', answerClientError);
+    server.on('connect', connect);
     server.listen(port, '0.0.0.0', () => resolve(server));
   });
 }
@@ -234,15 +242,40 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     title: 'Bad request',
     detail: 'The request could not be read as HTTP/1.1.',
   };
-  const body = JSON.stringify(problemBody(new HttpProblem(status, title, detail)));
+  endWithProblem(socket, reason, new HttpProblem(status, title, detail));
+}
+
+/**
+ * Answers a CONNECT, which Node's server hands to a `connect` listener instead of the app (with no
+ * listener it drops the connection unanswered): this server is no proxy, so, as the app answers any
+ * method a path does not serve, a 405 with the path's methods in `Allow`, or a 404 where no resource
+ * is. Returns the status for the request log.
+ */
+export function answerConnect(target: string, socket: Duplex, methodsOf: (path: string) => string[]): number {
+  const path = pathOfTarget(target);
+  const methods = path === '-' ? [] : methodsOf(path);
+  const problem =
+    methods.length > 0
+      ? new HttpProblem(405, 'Method not allowed', `CONNECT is not allowed on ${path}.`, {
+          allow: [...methods, 'OPTIONS'],
+        })
+      : new HttpProblem(404, 'Not found', 'There is no resource at that target; see /openapi.json.');
+  endWithProblem(socket, problem.status === 405 ? 'Method Not Allowed' : 'Not Found', problem);
+  return problem.status;
+}
+
+/** Writes `problem` as a whole HTTP/1.1 response on a raw socket, with the app's headers, and closes it. */
+function endWithProblem(socket: Duplex, reason: string, problem: HttpProblem): void {
+  const body = JSON.stringify(problemBody(problem));
   const headers = responseHeaderRecord({
     'Content-Type': PROBLEM_CONTENT_TYPE,
     'Cache-Control': 'no-store',
     'Content-Length': String(Buffer.byteLength(body)),
+    ...(problem.extra.allow ? { Allow: problem.extra.allow.join(', ') } : {}),
     Connection: 'close',
   });
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head.join('')}\r\n${body}`);
+  socket.end(`HTTP/1.1 ${problem.status} ${reason}\r\n${head.join('')}\r\n${body}`);
 }
 
 /** The path of a request target without its query (`-` for one that is not a path). */

@@ -98,6 +98,36 @@ describe('Node host over HTTP', () => {
     },
   );
 
+  it.each([
+    ['CONNECT /api/gas HTTP/1.1\r\nHost: a\r\n\r\n', 405, 'GET, HEAD, OPTIONS', 'CONNECT /api/gas 405'],
+    ['CONNECT /nope HTTP/1.1\r\nHost: a\r\n\r\n', 404, null, 'CONNECT /nope 404'],
+    ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 404, null, 'CONNECT - 404'],
+  ])(
+    'answers %j (Node hands CONNECT apart; it used to drop it unanswered) with a problem',
+    async (request, status, allow, logLine) => {
+      const before = lines.length;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(host.port, '127.0.0.1', () => socket.write(request));
+        let data = '';
+        socket.on('data', (chunk) => {
+          data += chunk.toString();
+        });
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toContain('Content-Type: application/problem+json');
+      expect(head).toContain('Access-Control-Allow-Origin: *');
+      expect(head).toContain('X-API-Tier: free');
+      if (allow) expect(head).toContain(`Allow: ${allow}`);
+      else expect(head).not.toMatch(/^Allow:/m);
+      expect(JSON.parse(body)).toMatchObject({ status, detail: expect.any(String) });
+      expect(body).not.toContain('example.com');
+      expect(lines.slice(before).join('\n')).toContain(logLine);
+    },
+  );
+
   it('logs one line per request', async () => {
     const before = lines.length;
     await fetch(`${base}/nope?x=1`);
