@@ -59,8 +59,9 @@ export function labelFromUrl(url: string): string | undefined {
       ? (parts[last - 2] ?? second)
       : second;
   const label = name.replace(/[^a-z0-9-]/g, '');
-  // `localhost` names no provider and is never shown (SPEC extension 20), whatever the host around it.
-  return label && label !== 'localhost' ? label : undefined;
+  // `localhost` is never shown (SPEC extension 20), whatever the host around it or the name it is
+  // part of (`localhost-rpc`): the operator's own names are held to the same rule (config.ts).
+  return label && !label.includes('localhost') ? label : undefined;
 }
 
 /**

@@ -44,6 +44,8 @@ describe('labelFromUrl', () => {
     ['localhost.localdomain', 'http://localhost.localdomain:8545'],
     ['a .localdomain name', 'https://my-node.localdomain/v3/key'],
     ['localhost under a public-looking name', 'http://localhost.example:8545'],
+    ['a public name holding localhost', 'https://eth.localhost-rpc.net/v2/KEY'],
+    ['a public name ending in localhost', 'https://mylocalhost.com'],
   ])('gives no name for %s', (_, url) => {
     expect(labelFromUrl(url)).toBeUndefined();
   });
