@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { publicBaseUrl } from '../lib/http/envelope';
 import { HttpProblem, problemResponses } from '../lib/http/problem';
@@ -7,6 +8,16 @@ import type { ApiApp } from './app-env';
 
 /** Largest JSON-RPC body accepted; tool calls here are tiny. */
 export const MCP_MAX_BODY_BYTES = 64 * 1024;
+
+/** The JSON-RPC 2.0 error object the MCP transport answers its 400, 406 and 415 with. */
+export const JsonRpcErrorSchema = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.null().optional().openapi({ description: 'Null or absent: the request could not be read.' }),
+    error: z.object({ code: z.number().int(), message: z.string() }),
+  })
+  .openapi('JsonRpcError');
+const JSON_RPC_ERROR = { 'application/json': { schema: JsonRpcErrorSchema } };
 
 /**
  * POST /api/mcp: the MCP server over stateless Streamable HTTP with JSON responses. A new server and
@@ -40,11 +51,18 @@ export function registerMcp(app: ApiApp): void {
       202: { description: 'Accepted (notifications only).' },
       400: {
         description:
-          'JSON-RPC error with id null: -32700 when the body is not JSON, -32600 when it is not a JSON-RPC 2.0 message (in a batch, each such item gets its -32600 in the 200 answer).',
-        content: { 'application/json': { schema: { type: 'object' } } },
+          'JSON-RPC error with id null: -32700 when the body is not JSON, -32600 when it is not a JSON-RPC 2.0 message (in a batch, each such item gets its -32600 in the 200 answer), -32000 when the MCP-Protocol-Version header names a version this server does not speak.',
+        content: JSON_RPC_ERROR,
       },
-      406: { description: 'The Accept header does not list both application/json and text/event-stream.' },
-      415: { description: 'The Content-Type is not application/json.' },
+      406: {
+        description:
+          'JSON-RPC error -32000: the Accept header does not list both application/json and text/event-stream.',
+        content: JSON_RPC_ERROR,
+      },
+      415: {
+        description: 'JSON-RPC error -32000: the Content-Type is not application/json.',
+        content: JSON_RPC_ERROR,
+      },
       ...problemResponses([405, 413], {
         path: '/api/mcp',
         tooLarge: `An MCP request body may be at most ${MCP_MAX_BODY_BYTES} bytes.`,

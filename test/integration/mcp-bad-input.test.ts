@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
-import { MCP_MAX_BODY_BYTES } from '../../functions/mcp';
+import { JsonRpcErrorSchema, MCP_MAX_BODY_BYTES } from '../../functions/mcp';
 import { TOOL_NAMES } from '../../lib/mcp/tools';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
@@ -126,6 +126,8 @@ describe('POST /api/mcp with bad input', () => {
       const res = await post(body, headers);
       expect(res.status, body).toBe(status);
       expect(res.json).toMatchObject({ id: null, error: { code: -32000 } });
+      // As /openapi.json documents it.
+      expect(JsonRpcErrorSchema.safeParse(res.json).success, body).toBe(true);
     }
   });
 
@@ -331,6 +333,7 @@ describe('POST /api/mcp with bad input', () => {
       Accept: 'text/html',
     });
     expect(res.status).toBe(406);
+    expect(JsonRpcErrorSchema.safeParse(res.json).success).toBe(true);
   });
 
   it('answers a body that is not declared as JSON with 415', async () => {
@@ -339,6 +342,7 @@ describe('POST /api/mcp with bad input', () => {
       Accept: MCP_HEADERS.Accept,
     });
     expect(res.status).toBe(415);
+    expect(JsonRpcErrorSchema.safeParse(res.json).success).toBe(true);
   });
 
   it('answers a notification alone with 202 and no body', async () => {

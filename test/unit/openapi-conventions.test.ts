@@ -32,6 +32,25 @@ describe('OpenAPI documents the responses every path really gives (SPEC decision
     expect(hours?.schema).toMatchObject({ type: 'integer', enum: [1, 6, 24, 168] });
   });
 
+  it('documents a body for every response that has one, the MCP transport errors included', async () => {
+    const doc = (await (await createApp(createTestDeps()).request('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, { responses }] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(responses)) {
+          if (['202', '204', '304'].includes(status)) continue;
+          expect(response.content, `${method} ${path} ${status}`).toBeDefined();
+        }
+      }
+    }
+    // Served bodies of the MCP transport's own errors fit the documented JSON-RPC error.
+    const mcp = doc.paths['/api/mcp']?.post?.responses ?? {};
+    for (const status of ['400', '406', '415']) {
+      expect(JSON.stringify(mcp[status]?.content)).toContain('#/components/schemas/JsonRpcError');
+    }
+  });
+
   it('still refuses the spellings of hours the document does not list', async () => {
     const app = createApp(createTestDeps());
     for (const hours of ['024', '24.0', '1e0', ' 24']) {
