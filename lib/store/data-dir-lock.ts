@@ -33,29 +33,79 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** The lock file's text, or undefined when there is none. */
+async function readLock(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Links `from` to `to` unless `to` exists; true when this call made the link. */
+async function linkOnce(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/** How long a taker waits for another that is taking over the same stale lock, between looks. */
+const TAKEOVER_POLL_MS = 20;
+
 /**
  * Takes the data directory for this process: creates the lock file with this process's id, or takes
- * over one whose process is gone (a crash). Returns the release, which deletes it.
+ * over one whose process is gone (a crash). Returns the release, which deletes the lock if it is
+ * still this process's.
+ *
+ * A stale lock is taken over by one taker at a time: the one that creates `<lock>.takeover-<pid of
+ * the dead holder>` removes the lock (after reading it again: still the dead holder's) and then
+ * races for it like any taker; the others wait until that marker is gone and look again. Deleting it
+ * on sight instead let two processes starting together each delete the lock the other had just
+ * made, and both open the directory.
  * @throws DataDirInUseError when a running process, this one included, holds it.
  */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const path = join(dataDir, DATA_DIR_LOCK_FILE);
+  const pid = String(process.pid);
   // Written whole first, then linked into place (which fails if the lock exists): the lock file is
   // never seen empty, so a reader never takes a half-made lock for a dead one.
-  const mine = `${path}.${process.pid}`;
-  await writeFile(mine, String(process.pid));
+  const mine = `${path}.${pid}`;
+  await writeFile(mine, pid);
   try {
     for (;;) {
-      try {
-        await link(mine, path);
-        return () => rm(path, { force: true });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (await linkOnce(mine, path)) {
+        return async () => {
+          if ((await readLock(path)) === pid) await rm(path, { force: true });
+        };
       }
-      const holder = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
+      const held = await readLock(path);
+      if (held === undefined) continue;
+      const holder = Number.parseInt(held, 10);
       if (holder > 0 && isRunning(holder)) throw new DataDirInUseError(dataDir, holder);
-      // Left by a process that is gone (a crash): take it over.
-      await rm(path, { force: true });
+      // Left by a process that is gone (a crash): take it over, one taker at a time.
+      const marker = `${path}.takeover-${holder > 0 ? holder : 'unreadable'}`;
+      if (!(await linkOnce(mine, marker))) {
+        const taker = Number.parseInt((await readLock(marker)) ?? '', 10);
+        if (taker > 0 && isRunning(taker)) {
+          await new Promise((resolve) => setTimeout(resolve, TAKEOVER_POLL_MS));
+          continue;
+        }
+        if (Number.isNaN(taker)) continue; // the marker went away: look again
+        throw new Error(
+          `a takeover of the stale lock ${path} by process ${taker} was cut short: if no process has ` +
+            `${dataDir} open, delete ${path} and ${marker}.`,
+        );
+      }
+      try {
+        if ((await readLock(path)) === held) await rm(path, { force: true });
+      } finally {
+        await rm(marker, { force: true });
+      }
     }
   } finally {
     await rm(mine, { force: true });

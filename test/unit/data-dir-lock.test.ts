@@ -1,12 +1,23 @@
 // One process per PGlite data directory (lib/store/data-dir-lock.ts): two PGlite instances writing to
 // one directory lose one side's committed rows, so the second is refused before it opens anything.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATA_DIR_LOCK_FILE, DataDirInUseError, lockDataDir } from '../../lib/store/data-dir-lock';
 import { openDatabase } from '../../lib/store/engines';
+
+const execFileAsync = promisify(execFile);
+
+/** The id of a process that has exited. */
+function deadPid(): number {
+  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  const pid = Number(gone.stdout.toString());
+  expect(pid).toBeGreaterThan(0);
+  return pid;
+}
 
 let dir: string;
 beforeEach(() => {
@@ -29,13 +40,42 @@ describe('the data directory lock', () => {
   });
 
   it('is taken over from a process that is gone (a crash)', async () => {
-    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-    const deadPid = Number(gone.stdout.toString());
-    expect(deadPid).toBeGreaterThan(0);
-    writeFileSync(join(dir, DATA_DIR_LOCK_FILE), String(deadPid));
+    writeFileSync(join(dir, DATA_DIR_LOCK_FILE), String(deadPid()));
     const release = await lockDataDir(dir);
     expect(readFileSync(join(dir, DATA_DIR_LOCK_FILE), 'utf8')).toBe(String(process.pid));
     await release();
+  });
+
+  it('lets one of several processes starting together take over a stale lock, and refuses the others', async () => {
+    // Deleting a stale lock on sight let two takers each delete the lock the other had just made, and
+    // both open the directory (2 of 2 took it in 9 of 12 such races).
+    const taker = join(import.meta.dirname, '../helpers/data-dir-lock-taker.ts');
+    let races = 0;
+    for (let trial = 0; races < 4 && trial < 12; trial += 1) {
+      rmSync(join(dir, DATA_DIR_LOCK_FILE), { force: true });
+      writeFileSync(join(dir, DATA_DIR_LOCK_FILE), String(deadPid()));
+      const startAt = Date.now() + 2_500;
+      const outputs = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          execFileAsync(process.execPath, ['--import', 'tsx', taker, dir, String(startAt)]).then(
+            ({ stdout }) => stdout.trim(),
+          ),
+        ),
+      );
+      if (outputs.includes('LATE')) continue;
+      races += 1;
+      expect(outputs.sort(), `trial ${trial}`).toEqual(['LOCKED', 'REFUSED', 'REFUSED', 'REFUSED']);
+      expect(existsSync(join(dir, DATA_DIR_LOCK_FILE))).toBe(false);
+      expect(readdirSync(dir), 'no marker or taker file left').toEqual([]);
+    }
+    expect(races).toBe(4);
+  }, 120_000);
+
+  it('releases only its own lock, not one another process holds by then', async () => {
+    const release = await lockDataDir(dir);
+    writeFileSync(join(dir, DATA_DIR_LOCK_FILE), '999999999');
+    await release();
+    expect(readFileSync(join(dir, DATA_DIR_LOCK_FILE), 'utf8')).toBe('999999999');
   });
 
   it('keeps a second PGlite off an open directory, and lets it in once the first has closed', async () => {
