@@ -111,9 +111,9 @@ async function storeScoredForecasts(engine: DatabaseEngine, count: number) {
 }
 
 /** The scheduler's back-test run of the hour before NOW's (NOW is inside the 5-minute scoring delay). */
-async function runBacktest(engine: DatabaseEngine) {
+async function runBacktest(engine: DatabaseEngine, summary: 'written' | 'none' = 'written') {
   const result = await runBacktestJob(appOn(engine.withDb).deps, NOW);
-  expect(result).toMatchObject({ hour: NOW_HOUR - HOUR_MS, backlog: 0, summary: 'written' });
+  expect(result).toMatchObject({ hour: NOW_HOUR - HOUR_MS, backlog: 0, summary });
 }
 
 const daily = (hourStart: number) => 10 + 4 * Math.sin(((hourStart / HOUR_MS) % 24) * (Math.PI / 12));
@@ -131,7 +131,8 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
     ['before', false],
     ['after', true],
   ])('answers origins 0 and null figures from an empty store, %s the scheduled back-test', async (_, ran) => {
-    if (ran) await runBacktest(engine);
+    // With nothing to replay the job stores no summary (the next tick looks again).
+    if (ran) await runBacktest(engine, 'none');
     const body = await getAccuracy(engine.withDb);
     expect(body).toEqual({
       citation: `Data from Gas Fee API (https://gas.test), free public Ethereum gas data, updated ${iso(NOW)}`,
