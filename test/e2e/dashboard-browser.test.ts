@@ -7,7 +7,7 @@ import { CURRENT_GAS_LAST_GOOD_KEY } from '../../lib/services/current-gas';
 import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
 import type { WithDb } from '../../lib/store/database';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
-import { requireFreshReading } from '../../lib/store/shared-read';
+import { requireFreshReading, sharedReadsSettled } from '../../lib/store/shared-read';
 import { launchBrowser, saveScreenshot, type TestBrowser, type WatchedPage } from '../helpers/browser';
 import { seedRealHistory } from '../helpers/seed-history';
 import { startUpstreams, type Upstreams } from '../upstreams';
@@ -490,6 +490,9 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
 
     // Every mainnet provider and the explorer fail; the service's 30 s reading expires.
     await Promise.all([...up.mainnet.map((sim) => sim.fault('http-500')), up.etherscan.fault('http-500')]);
+    // A read the page started before the faults may still land, fresh: it settles first (under load
+    // it once did, and was served as the live reading this test expects to be gone).
+    await sharedReadsSettled(host.deps);
     requireFreshReading(host.deps, CURRENT_GAS_LAST_GOOD_KEY);
     const refreshed = page.waitForResponse((res) => res.url() === `${base}/api/gas`);
     await page.clock.fastForward(31_000);
@@ -504,6 +507,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
 
     // Arbitrum's providers fail too: at the table's own 60 s refresh its last good reading is marked.
     await Promise.all(up.l2.arbitrum.map((sim) => sim.fault('http-500')));
+    await sharedReadsSettled(host.deps);
     host.deps.cache.delete(L2_GAS_CACHE_KEY);
     requireFreshReading(host.deps, 'l2-gas:arbitrum');
     const l2Refreshed = page.waitForResponse((res) => res.url() === `${base}/api/l2-gas`);
