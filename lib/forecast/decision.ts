@@ -113,8 +113,12 @@ export function decideSendOrWait(
   const required = usable ? requiredSaving(current, params, context) : Number.POSITIVE_INFINITY;
   let chosen: Assessed | undefined;
   let bestUtility = Number.NEGATIVE_INFINITY;
+  // Cheaper as the hour is served (4 significant digits), as nextBestTime judges it: a record of
+  // forecasts that ran high can make an hour forecast above now look cheaper in expectation, and a
+  // wait for an hour the client sees predicted at or above now's price would contradict the answer.
+  const servedCheaper = (hour: Assessed) => roundSignificant(hour.candidate.average) < current;
   for (const hour of nearWeeklyLow ? [] : assessed) {
-    if (!worthWaiting(hour, required, params)) continue;
+    if (!servedCheaper(hour) || !worthWaiting(hour, required, params)) continue;
     const utility = hour.saving - params.waitCostPerHour * hour.candidate.lead;
     if (utility > bestUtility) {
       bestUtility = utility;
@@ -149,8 +153,7 @@ export function decideSendOrWait(
   return {
     recommendation: 'send_now',
     expectedSavingsPct: 0,
-    // Cheaper as the hour is served (4 significant digits), as nextBestTime judges it.
-    ...describe(cheapest && roundSignificant(cheapest.candidate.average) < current ? cheapest : undefined),
+    ...describe(cheapest && servedCheaper(cheapest) ? cheapest : undefined),
     confidence: round3(1 - missed),
   };
 }

@@ -74,6 +74,23 @@ describe('decideSendOrWait', () => {
     expect(decision.confidence).toBeGreaterThan(0.9);
   });
 
+  it('never waits for an hour forecast at or above now, even when past forecasts ran high', () => {
+    // Forecasts that ran 1.65x high make the expected price at an hour forecast 5 % above now some
+    // 30 % below it; waiting there would contradict the served predictions and nextBestTime (null).
+    const ranHigh = Array.from({ length: 300 }, () => -0.5);
+    const above = [at(3, 10.5), at(6, 10.001)];
+    expect(decideSendOrWait(10, NOW, above, riskOf(ranHigh), params)).toMatchObject({
+      recommendation: 'send_now',
+      expectedSavingsPct: 0,
+      nextBestAt: new Date(NOW).toISOString(),
+    });
+    // An hour served below now is still waited for.
+    expect(decideSendOrWait(10, NOW, [...above, at(4, 9.9)], riskOf(ranHigh), params)).toMatchObject({
+      recommendation: 'wait',
+      nextBestAt: new Date((nowHour + 4) * HOUR).toISOString(),
+    });
+  });
+
   it('sends now on a flat forecast', () => {
     const flat = Array.from({ length: 24 }, (_, k) => at(k + 1, 10));
     const decision = decideSendOrWait(10, NOW, flat, riskOf(reliable), params);
