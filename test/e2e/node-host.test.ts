@@ -66,6 +66,25 @@ describe('Node host over HTTP', () => {
     expect(await res.json()).toMatchObject({ status: 404, title: 'Not found', instance: '/nope' });
   });
 
+  /** Sends `request` as it is and reads the answer to the end: a problem with the app's headers. */
+  async function rawProblem(request: string, status: number) {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(host.port, '127.0.0.1', () => socket.write(request));
+      let data = '';
+      socket.on('data', (chunk) => {
+        data += chunk.toString();
+      });
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(head).toContain('Content-Type: application/problem+json');
+    expect(head).toContain('Access-Control-Allow-Origin: *');
+    expect(head).toContain('X-API-Tier: free');
+    return { head, body };
+  }
+
   it.each([
     [
       'a request line and headers over 16 KiB',
@@ -76,20 +95,7 @@ describe('Node host over HTTP', () => {
   ])(
     'answers %s, which Node refuses before the app, with a problem carrying CORS and the informational headers',
     async (_, request, status) => {
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(host.port, '127.0.0.1', () => socket.write(request));
-        let data = '';
-        socket.on('data', (chunk) => {
-          data += chunk.toString();
-        });
-        socket.on('end', () => resolve(data));
-        socket.on('error', reject);
-      });
-      const [head = '', body = ''] = answer.split('\r\n\r\n');
-      expect(head.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
-      expect(head).toContain('Content-Type: application/problem+json');
-      expect(head).toContain('Access-Control-Allow-Origin: *');
-      expect(head).toContain('X-API-Tier: free');
+      const { body } = await rawProblem(request, status);
       expect(JSON.parse(body)).toMatchObject({
         status,
         title: expect.any(String),
@@ -106,20 +112,7 @@ describe('Node host over HTTP', () => {
     'answers %j (Node hands CONNECT apart; it used to drop it unanswered) with a problem',
     async (request, status, allow, logLine) => {
       const before = lines.length;
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(host.port, '127.0.0.1', () => socket.write(request));
-        let data = '';
-        socket.on('data', (chunk) => {
-          data += chunk.toString();
-        });
-        socket.on('end', () => resolve(data));
-        socket.on('error', reject);
-      });
-      const [head = '', body = ''] = answer.split('\r\n\r\n');
-      expect(head.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
-      expect(head).toContain('Content-Type: application/problem+json');
-      expect(head).toContain('Access-Control-Allow-Origin: *');
-      expect(head).toContain('X-API-Tier: free');
+      const { head, body } = await rawProblem(request, status);
       if (allow) expect(head).toContain(`Allow: ${allow}`);
       else expect(head).not.toMatch(/^Allow:/m);
       expect(JSON.parse(body)).toMatchObject({ status, detail: expect.any(String) });
