@@ -90,8 +90,14 @@ export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = 
   const refreshAt = oldest + L2_GAS_TTL_MS * (1 - REFRESH_LEAD);
   const freshFor = previous ? refreshAt - previous.storedAt : L2_GAS_TTL_MS;
   const ttl = Math.min(previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS, freshFor);
-  if (options.notBefore !== undefined && previous && oldest < options.notBefore)
+  // A reading taken since `notBefore` (a snapshot's slot) is read here unless the cached answer
+  // holds one, never joined to a load in flight: one begun for a request may serve the fleet's
+  // entries from before it.
+  if (options.notBefore !== undefined) {
+    if (previous && oldest >= options.notBefore) return previous.value;
     deps.cache.delete(L2_GAS_CACHE_KEY);
+    return loadL2Gas(deps, L2_NETWORKS, options);
+  }
   return deps.cache.get(L2_GAS_CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS, options));
 }
 

@@ -123,8 +123,15 @@ export function readThrough<T>(
   const now = deps.now();
   if (held && held.heldAt <= now && now < held.recheckAt && !wantsNewer)
     return Promise.resolve(view(held, false) as SharedReading<T>);
-  const pending = local.inFlight.get(kind.key);
-  if (pending) return pending as Promise<SharedReading<T>>;
+  const pending = local.inFlight.get(kind.key) as Promise<SharedReading<T>> | undefined;
+  if (pending) {
+    // A read begun without `notBefore` (a request's) may serve an entry older than it: read again.
+    const notBefore = options.notBefore;
+    if (notBefore === undefined) return pending;
+    return pending.then((reading) =>
+      (reading.readAt ?? 0) >= notBefore ? reading : readThrough(deps, kind, options),
+    );
+  }
   const started = refresh(deps, kind, local, held?.entry as Entry<T> | undefined, options)
     .then((next) => {
       local.held.set(kind.key, next);
