@@ -113,7 +113,7 @@ export async function startNodeHost(
 
   const connect = (req: IncomingMessage, socket: Duplex) => {
     const status = answerConnect(req.url ?? '-', socket, (path) => allowedMethods(app, path));
-    log.info(`CONNECT ${pathOfTarget(req.url ?? '-')} ${status} 0ms`);
+    log.info(`CONNECT ${pathOfTarget(req.url ?? '-')} ${status ?? 'closed'} 0ms`);
   };
 
   const server = await listen({ fetch: handle, immediate, refused, connect }, config.port);
@@ -249,9 +249,21 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
  * Answers a CONNECT, which Node's server hands to a `connect` listener instead of the app (with no
  * listener it drops the connection unanswered): this server is no proxy, so, as the app answers any
  * method a path does not serve, a 405 with the path's methods in `Allow`, or a 404 where no resource
- * is. Returns the status for the request log.
+ * is. Returns the status for the request log (undefined when the connection was closed unanswered).
  */
-export function answerConnect(target: string, socket: Duplex, methodsOf: (path: string) => string[]): number {
+export function answerConnect(
+  target: string,
+  socket: Duplex,
+  methodsOf: (path: string) => string[],
+): number | undefined {
+  // Node hands the socket over without its error listener: a client's reset would throw otherwise.
+  socket.on('error', () => socket.destroy());
+  // An earlier request's answer is still to come on this connection (pipelined): ours would go out
+  // in its place. Closed without a word, as Node does.
+  if ((socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return undefined;
+  }
   const path = pathOfTarget(target);
   const methods = path === '-' ? [] : methodsOf(path);
   const problem =
@@ -261,6 +273,9 @@ export function answerConnect(target: string, socket: Duplex, methodsOf: (path: 
         })
       : new HttpProblem(404, 'Not found', 'There is no resource at that target; see /openapi.json.');
   endWithProblem(socket, problem.status === 405 ? 'Method Not Allowed' : 'Not Found', problem);
+  // The server no longer tracks this socket as HTTP: once the answer is out it is closed whole, or a
+  // client that keeps its side open would hold the server's close (and a shutdown) open.
+  socket.once('finish', () => socket.destroy());
   return problem.status;
 }
 

@@ -121,6 +121,54 @@ describe('Node host over HTTP', () => {
     },
   );
 
+  it('survives a client that resets its connection after a CONNECT', async () => {
+    // Node hands a CONNECT's socket over without its error listener: a reset used to crash the host.
+    await new Promise<void>((resolve) => {
+      const socket = connect(host.port, '127.0.0.1', () =>
+        socket.write('CONNECT /api/gas HTTP/1.1\r\nHost: a\r\n\r\n'),
+      );
+      socket.once('data', () => {
+        socket.resetAndDestroy();
+        resolve();
+      });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+  });
+
+  it('closes a CONNECT pipelined behind a request still being answered without answering in its place', async () => {
+    const received = await new Promise<string>((resolve) => {
+      const socket = connect(host.port, '127.0.0.1', () =>
+        socket.write('GET /nope HTTP/1.1\r\nHost: a\r\n\r\nCONNECT /api/gas HTTP/1.1\r\nHost: a\r\n\r\n'),
+      );
+      let data = '';
+      socket.on('data', (chunk) => {
+        data += chunk.toString();
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(data));
+    });
+    // The 405 went out in the 404's place, on the GET's connection.
+    expect(received).not.toContain('405 Method Not Allowed');
+  });
+
+  it('closes a CONNECT connection whole after answering, though the client keeps its side open', async () => {
+    // A half-open client used to hold the server's close, and a shutdown, open.
+    await new Promise<void>((resolve) => {
+      const socket = connect({ port: host.port, host: '127.0.0.1', allowHalfOpen: true }, () =>
+        socket.write('CONNECT /api/gas HTTP/1.1\r\nHost: a\r\n\r\n'),
+      );
+      socket.resume();
+      // Once the server is gone for good, a write meets a reset and the socket closes.
+      socket.on('end', () => {
+        const poke = () => socket.writable && socket.write('x', () => setTimeout(poke, 20));
+        poke();
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve());
+    });
+  });
+
   it('logs one line per request', async () => {
     const before = lines.length;
     await fetch(`${base}/nope?x=1`);
