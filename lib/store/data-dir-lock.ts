@@ -56,6 +56,8 @@ async function linkOnce(from: string, to: string): Promise<boolean> {
 
 /** How long a taker waits for another that is taking over the same stale lock, between looks. */
 const TAKEOVER_POLL_MS = 20;
+/** How long a taker waits in all for another's takeover before calling it cut short. */
+const TAKEOVER_WAIT_MS = 5_000;
 
 /**
  * Takes the data directory for this process: creates the lock file with this process's id, or takes
@@ -75,6 +77,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   // Written whole first, then linked into place (which fails if the lock exists): the lock file is
   // never seen empty, so a reader never takes a half-made lock for a dead one.
   const mine = `${path}.${pid}`;
+  const waitUntil = Date.now() + TAKEOVER_WAIT_MS;
   await writeFile(mine, pid);
   try {
     for (;;) {
@@ -90,15 +93,18 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       // Left by a process that is gone (a crash): take it over, one taker at a time.
       const marker = `${path}.takeover-${holder > 0 ? holder : 'unreadable'}`;
       if (!(await linkOnce(mine, marker))) {
-        const taker = Number.parseInt((await readLock(marker)) ?? '', 10);
-        if (taker > 0 && isRunning(taker)) {
+        const marked = await readLock(marker);
+        if (marked === undefined) continue; // that takeover is over: look again
+        const taker = Number.parseInt(marked, 10);
+        // A takeover takes microseconds: one still marked after TAKEOVER_WAIT_MS was cut short (its
+        // taker gone, or its id since reused).
+        if (taker > 0 && isRunning(taker) && Date.now() < waitUntil) {
           await new Promise((resolve) => setTimeout(resolve, TAKEOVER_POLL_MS));
           continue;
         }
-        if (Number.isNaN(taker)) continue; // the marker went away: look again
         throw new Error(
-          `a takeover of the stale lock ${path} by process ${taker} was cut short: if no process has ` +
-            `${dataDir} open, delete ${path} and ${marker}.`,
+          `a takeover of the stale lock ${path} (by process ${marked.slice(0, 20)}) was cut short: ` +
+            `if no process has ${dataDir} open, delete ${path} and ${marker}.`,
         );
       }
       try {

@@ -71,6 +71,25 @@ describe('the data directory lock', () => {
     expect(races).toBe(4);
   }, 120_000);
 
+  it.each([
+    ['whose taker is gone', () => String(deadPid())],
+    ['that names nobody', () => 'garbled'],
+    ['whose taker id names a live process for longer than a takeover takes', () => String(process.ppid)],
+  ])(
+    'refuses, naming both files, at a takeover marker %s instead of waiting for ever',
+    async (_, marker) => {
+      const holder = deadPid();
+      writeFileSync(join(dir, DATA_DIR_LOCK_FILE), String(holder));
+      writeFileSync(join(dir, `${DATA_DIR_LOCK_FILE}.takeover-${holder}`), marker());
+      const refused = await lockDataDir(dir).catch((error: unknown) => error);
+      expect(String(refused)).toContain('was cut short');
+      expect(String(refused)).toContain(`${DATA_DIR_LOCK_FILE}.takeover-${holder}`);
+      // Nothing of the stale lock was touched: an operator decides.
+      expect(readFileSync(join(dir, DATA_DIR_LOCK_FILE), 'utf8')).toBe(String(holder));
+    },
+    20_000,
+  );
+
   it('releases only its own lock, not one another process holds by then', async () => {
     const release = await lockDataDir(dir);
     writeFileSync(join(dir, DATA_DIR_LOCK_FILE), '999999999');
