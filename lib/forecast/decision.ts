@@ -144,10 +144,10 @@ export function decideSendOrWait(
     };
   }
   const cheapest = assessed[cheapestIndex(candidates)];
-  const promising = assessed.reduce<Assessed | undefined>(
-    (a, b) => (!a || b.saving > a.saving ? b : a),
-    undefined,
-  );
+  // Only hours a wait could have chosen: one served at or above now was never a candidate.
+  const promising = assessed
+    .filter(servedCheaper)
+    .reduce<Assessed | undefined>((a, b) => (!a || b.saving > a.saving ? b : a), undefined);
   // Sending now is right unless waiting for the most promising hour would have saved what a wait must.
   const missed = promising ? promising.outlook.probabilityBelow(1 - Math.min(1, required)) : 0;
   return {

@@ -83,6 +83,8 @@ describe('decideSendOrWait', () => {
       recommendation: 'send_now',
       expectedSavingsPct: 0,
       nextBestAt: new Date(NOW).toISOString(),
+      // No hour a wait could choose: sending now is the answer, not a 9 %-sure guess.
+      confidence: 1,
     });
     // An hour served below now is still waited for.
     expect(decideSendOrWait(10, NOW, [...above, at(4, 9.9)], riskOf(ranHigh), params)).toMatchObject({
