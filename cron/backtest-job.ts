@@ -108,7 +108,10 @@ export async function runBacktestJob(
         return { hour, replayed: written, backlog, summary, pruned } as const;
       }),
     );
-    deps.log.info('backtest', { ...result, hour: at });
+    // A tick that found nothing to replay (under 8 days stored) logs nothing: it repeats every tick.
+    if (result.summary !== 'none' || result.replayed > 0 || result.pruned > 0) {
+      deps.log.info('backtest', { ...result, hour: at });
+    }
     return result;
   } catch (error) {
     const reason = describeDbError(error);

@@ -13,7 +13,8 @@ export type ScheduledJob = {
  * Jobs run on every scheduler tick, by both hosts (Worker Cron Trigger and Node timer): the 90-second
  * snapshot, the hourly forecast kept for scoring, and the hourly back-test of the stored history that
  * /api/forecast-accuracy answers with until enough live forecasts are scored (each a one-query no-op
- * tick once its hour is done).
+ * tick once its hour is done; the back-test, while under 8 days of history leave nothing to replay,
+ * a read of the stored hours per tick, so that history imported or backfilled is scored at once).
  */
 export const SCHEDULED_JOBS: ScheduledJob[] = [
   { name: 'snapshot', run: runSnapshotJob },

@@ -1,22 +1,14 @@
-import { z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { publicBaseUrl } from '../lib/http/envelope';
 import { HttpProblem, problemResponses } from '../lib/http/problem';
 import { readJsonRpcBody } from '../lib/mcp/jsonrpc-body';
 import { serveMcpRequest } from '../lib/mcp/server';
+import { JsonRpcErrorSchema } from '../lib/schemas/mcp';
 import type { ApiApp } from './app-env';
 
 /** Largest JSON-RPC body accepted; tool calls here are tiny. */
 export const MCP_MAX_BODY_BYTES = 64 * 1024;
 
-/** The JSON-RPC 2.0 error object the MCP transport answers its 400, 406 and 415 with. */
-export const JsonRpcErrorSchema = z
-  .object({
-    jsonrpc: z.literal('2.0'),
-    id: z.null().optional().openapi({ description: 'Null or absent: the request could not be read.' }),
-    error: z.object({ code: z.number().int(), message: z.string() }),
-  })
-  .openapi('JsonRpcError');
 const JSON_RPC_ERROR = { 'application/json': { schema: JsonRpcErrorSchema } };
 
 /**

@@ -194,8 +194,11 @@ describe.each(ENGINE_KINDS)('hourly back-test job on %s', (kind) => {
   });
 
   it('stores no summary for an empty store, so the endpoint says nothing was scored, never made-up figures', async () => {
-    const result = await runBacktestJob(depsAt(engine, NOW), NOW);
+    const deps = depsAt(engine, NOW);
+    const result = await runBacktestJob(deps, NOW);
     expect(result).toEqual({ hour: NOW_HOUR, replayed: 0, backlog: 0, summary: 'none', pruned: 0 });
+    // It repeats every tick until there is history to replay: no log line each time.
+    expect(deps.logs.join('\n')).not.toContain('backtest');
     expect(await engine.withDb((db) => countRows(db, 'backtest_summaries'))).toBe(0);
     const accuracy = await getForecastAccuracy(depsAt(engine, NOW), '30d');
     expect(accuracy).toMatchObject({ source: 'live', ...scoreForecasts([]) });

@@ -3,8 +3,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
-import { JsonRpcErrorSchema, MCP_MAX_BODY_BYTES } from '../../functions/mcp';
+import { MCP_MAX_BODY_BYTES } from '../../functions/mcp';
 import { TOOL_NAMES } from '../../lib/mcp/tools';
+import { JsonRpcErrorSchema } from '../../lib/schemas/mcp';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 import { headWithBlobs } from '../upstreams/chain-model';

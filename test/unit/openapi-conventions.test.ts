@@ -44,7 +44,8 @@ describe('OpenAPI documents the responses every path really gives (SPEC decision
         }
       }
     }
-    // Served bodies of the MCP transport's own errors fit the documented JSON-RPC error.
+    // The MCP transport's own errors are documented as JSON-RPC errors (mcp-bad-input checks the
+    // served bodies against that schema).
     const mcp = doc.paths['/api/mcp']?.post?.responses ?? {};
     for (const status of ['400', '406', '415']) {
       expect(JSON.stringify(mcp[status]?.content)).toContain('#/components/schemas/JsonRpcError');
