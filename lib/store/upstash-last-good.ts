@@ -22,8 +22,10 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
     new Redis({
       url: options.url,
       token: options.token,
-      // One attempt: retrying with back-off would spend the request's time budget on a sick Redis.
-      retry: false,
+      // One attempt: retrying with back-off would spend the request's time budget on a sick Redis,
+      // and a lease (SET NX) whose answer was lost would come back "taken" by this instance itself.
+      // `retry: false` still makes two (@upstash/redis 1.39 loops attempts + 1); no retries makes one.
+      retry: { retries: 0 },
       enableTelemetry: false,
       readYourWrites: false,
       automaticDeserialization: false,

@@ -80,6 +80,22 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
   });
 
+  it('sends each command once: a lease whose answer was lost is not sent again (it would read as taken by another)', async () => {
+    const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
+    await redis.command('DEL', 'gas-fee-api:shared:once:lease');
+    const before = bridge.commands.length;
+    bridge.fault('lost-answer');
+    try {
+      await expect(store.lease('once:lease', 5_000, 'once')).rejects.toThrow();
+    } finally {
+      bridge.fault(null);
+    }
+    const sent = bridge.commands.slice(before).filter((command) => command[0]?.toUpperCase() === 'SET');
+    // The client's `retry: false` still made two attempts (@upstash/redis 1.39 loops attempts + 1).
+    expect(sent).toHaveLength(1);
+    await store.release('once:lease');
+  });
+
   it('serves a value read by one instance to a fresh instance from the shared entry, without a read', async () => {
     const writer = instance(bridge, { down: false });
     const live = await writer.get();

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { RespError, type RespValue, sendCommands } from './redis-server';
 
 /** Ways the bridge can misbehave on purpose, on top of whatever Redis itself does. */
-export type BridgeFault = 'garbage' | 'http-500' | 'hang' | 'wrong-shape' | 'slow';
+export type BridgeFault = 'garbage' | 'http-500' | 'hang' | 'wrong-shape' | 'slow' | 'lost-answer';
 
 /** A test-only server speaking the Upstash Redis REST protocol in front of a real redis-server. */
 export interface UpstashBridge {
@@ -11,7 +11,10 @@ export interface UpstashBridge {
   token: string;
   /** Every command received, in order (as the JSON arrays the client sent). */
   commands: string[][];
-  /** Sets a fault until cleared with null; `slow` answers every call after `delayMs` (default 2000). */
+  /**
+   * Sets a fault until cleared with null; `slow` answers every call after `delayMs` (default 2000);
+   * `lost-answer` carries the command out and then drops the connection instead of answering.
+   */
   fault(mode: BridgeFault | null, delayMs?: number): void;
   close(): Promise<void>;
 }
@@ -41,6 +44,15 @@ export async function startUpstashBridge(
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const body = await readBody(req);
+    if (fault === 'lost-answer') {
+      // The answer is lost on the way back: the command ran, the connection drops.
+      const drop = () => void res.socket?.destroy();
+      return answer(req, body, { writeHead: drop, end: drop } as unknown as ServerResponse);
+    }
+    return answer(req, body, res);
+  }
+
+  async function answer(req: IncomingMessage, body: string, res: ServerResponse) {
     if (fault === 'hang') return;
     if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, slowMs));
     if (fault === 'http-500') return send(res, 500, { error: 'internal error' });
