@@ -140,7 +140,7 @@ const optionalString = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
-const optionalUrl = (url: typeof plainHttpUrl = plainHttpUrl) =>
+const optionalUrl = (url: z.ZodType<string, string> = plainHttpUrl) =>
   z
     .string()
     .optional()
@@ -169,7 +169,11 @@ const EnvSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl(publicUrl),
   DATABASE_URL: postgresUrl,
   DATA_DIR: optionalString.transform((value) => value ?? '.data'),
-  UPSTASH_REDIS_REST_URL: optionalUrl(),
+  // Kept in its normal form: @upstash/redis refuses an upper-case scheme or a host after extra
+  // slashes, which the URL parser takes, on every call rather than at start-up.
+  UPSTASH_REDIS_REST_URL: optionalUrl(
+    plainHttpUrl.transform((value) => new URL(value).href.replace(/\/$/, '')),
+  ),
   UPSTASH_REDIS_REST_TOKEN: optionalString,
   MAINNET_RPC_URLS: rpcList(DEFAULT_RPC_URLS.mainnet),
   ARBITRUM_RPC_URLS: rpcList(DEFAULT_RPC_URLS.arbitrum),

@@ -1,3 +1,4 @@
+import { Redis } from '@upstash/redis';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RPC_URLS, DEFAULT_UPSTREAM_TIMEOUT_MS, parseConfig } from '../../lib/config';
 
@@ -78,4 +79,13 @@ describe('parseConfig', () => {
     });
     expect(config.upstash).toEqual({ url: 'https://r.example', token: 't' });
   });
+
+  it.each(['HTTPS://R.Example', 'https:///r.example', 'https://r.example/'])(
+    'keeps the Upstash URL %s in the normal form its client takes (it refused such spellings on every call)',
+    (url) => {
+      const config = parseConfig({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: 't' });
+      expect(config.upstash?.url).toBe('https://r.example');
+      expect(() => new Redis({ url: config.upstash?.url, token: 't' })).not.toThrow();
+    },
+  );
 });
