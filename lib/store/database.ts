@@ -38,6 +38,18 @@ export function isQueryTimeout(error: unknown): boolean {
 }
 
 /**
+ * One link's first line. Neon's driver rejects a refused connection with a WebSocket ErrorEvent whose
+ * message (and error's) is empty: that is said as a failed connection, not "[object ErrorEvent]".
+ */
+function messageOf(value: unknown): string {
+  if (value instanceof Error) return value.message.split('\n')[0] ?? '';
+  if (typeof value !== 'object' || value === null) return String(value);
+  const { message, error } = value as { message?: unknown; error?: unknown };
+  const text = typeof message === 'string' && message ? message : error instanceof Error ? error.message : '';
+  return text.split('\n')[0] || `the connection failed (${value.constructor?.name ?? 'an error event'})`;
+}
+
+/**
  * Describes a database failure in one line for logs and tool output: drizzle wraps driver errors
  * ("Failed query: ..."), so the underlying cause (refused, timeout, missing database) is appended,
  * and any URL is reduced to its host so a password in a connection string never leaks.
@@ -46,7 +58,7 @@ export function describeDbError(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
-    const message = current instanceof Error ? current.message.split('\n')[0] : String(current);
+    const message = messageOf(current);
     if (message && !parts.includes(message)) parts.push(message);
     current = current instanceof Error ? current.cause : undefined;
   }
