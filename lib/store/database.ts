@@ -44,9 +44,12 @@ export function isQueryTimeout(error: unknown): boolean {
 function messageOf(value: unknown): string {
   if (value instanceof Error) return value.message.split('\n')[0] ?? '';
   if (typeof value !== 'object' || value === null) return String(value);
-  const { message, error } = value as { message?: unknown; error?: unknown };
+  const { message, error, code } = value as { message?: unknown; error?: unknown; code?: unknown };
   const text = typeof message === 'string' && message ? message : error instanceof Error ? error.message : '';
-  return text.split('\n')[0] || `the connection failed (${value.constructor?.name ?? 'an error event'})`;
+  if (text) return text.split('\n')[0] ?? '';
+  if (typeof code === 'string' && code) return `error ${code}`;
+  const name = value.constructor?.name ?? 'Object';
+  return name.endsWith('Event') ? `the connection failed (${name})` : `an error without a message (${name})`;
 }
 
 /**

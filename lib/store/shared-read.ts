@@ -125,11 +125,15 @@ export function readThrough<T>(
     return Promise.resolve(view(held, false) as SharedReading<T>);
   const pending = local.inFlight.get(kind.key) as Promise<SharedReading<T>> | undefined;
   if (pending) {
-    // A read begun without `notBefore` (a request's) may serve an entry older than it: read again.
+    // A read begun without `notBefore` (a request's) may serve an entry older than it: read again,
+    // unless that read has just tried the upstream and failed (a second try now would fail too, and
+    // step the fleet's back-off twice).
     const notBefore = options.notBefore;
     if (notBefore === undefined) return pending;
     return pending.then((reading) =>
-      (reading.readAt ?? 0) >= notBefore ? reading : readThrough(deps, kind, options),
+      (reading.readAt ?? 0) >= notBefore || reading.failure?.attempted
+        ? reading
+        : readThrough(deps, kind, options),
     );
   }
   const started = refresh(deps, kind, local, held?.entry as Entry<T> | undefined, options)

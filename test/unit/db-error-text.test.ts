@@ -14,6 +14,13 @@ describe('describeDbError', () => {
     expect(describeDbError(error)).toBe('Failed query: select 1: the connection failed (ErrorEvent)');
   });
 
+  it('says what it knows of other objects without a message, not that a connection failed', () => {
+    expect(describeDbError(new Error('Failed query: select 1', { cause: { code: '28P01' } }))).toBe(
+      'Failed query: select 1: error 28P01',
+    );
+    expect(describeDbError({})).toBe('an error without a message (Object)');
+  });
+
   it("uses an event's own message, or its error's, when it has one, and redacts an address in it", () => {
     const event = { type: 'error', message: '', error: new Error('connect ECONNREFUSED 10.1.2.3:5432') };
     const described = describeDbError(new Error('Failed query: select 1', { cause: event }));

@@ -1,6 +1,6 @@
 import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { answerClientError } from '../../lib/node/host';
+import { answerClientError, answerConnect } from '../../lib/node/host';
 
 /** A socket stand-in that keeps what is written to it and whether it was destroyed. */
 function socket(underway = false) {
@@ -45,6 +45,34 @@ describe("answerClientError (requests Node's parser refuses)", () => {
   it('closes a reset connection without writing', () => {
     const { s, written } = socket();
     answerClientError(refusal('ECONNRESET'), s);
+    expect(written).toEqual([]);
+    expect(s.destroyed).toBe(true);
+  });
+});
+
+describe('answerConnect (CONNECT, which Node hands over apart from other requests)', () => {
+  const methodsOf = (path: string) => (path === '/api/gas' ? ['GET', 'HEAD'] : []);
+
+  it('survives an error on the handed-over socket, which arrives without a listener', () => {
+    const { s } = socket();
+    expect(answerConnect('/api/gas', s, methodsOf)).toBe(405);
+    // Without a listener an 'error' event throws, and in the host it would end the process.
+    expect(() =>
+      s.emit('error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })),
+    ).not.toThrow();
+    expect(s.destroyed).toBe(true);
+  });
+
+  it('closes the socket whole once its answer is written', async () => {
+    const { s, written } = socket();
+    expect(answerConnect('/nope', s, methodsOf)).toBe(404);
+    await new Promise((resolve) => s.once('close', resolve));
+    expect(written.join('')).toMatch(/^HTTP\/1.1 404 Not Found\r\n/);
+  });
+
+  it('answers nothing on a connection whose earlier response is still to come, and closes it', () => {
+    const { s, written } = socket(true);
+    expect(answerConnect('/api/gas', s, methodsOf)).toBeUndefined();
     expect(written).toEqual([]);
     expect(s.destroyed).toBe(true);
   });
