@@ -362,6 +362,25 @@ describe('MCP tools when upstreams fail', () => {
     expectNoSecrets(deps, base.text, baseCost.text, JSON.stringify(all));
   });
 
+  it("says when Layer 2 gas is a last good reading, not 'now', and that Arbitrum's transfer cost leaves out its L1 part", async () => {
+    setKnownState();
+    let clock = Date.now();
+    const { client } = await connect({ now: () => clock });
+    const live = await callOk(client, l2GasTool);
+    expect(live.text).toContain('Layer 2 gas now.');
+    expect(live.text).toMatch(
+      /Arbitrum One: [\d.]+ gwei, transfer about \$[\d.]+ in execution alone \(execution_only/,
+    );
+    for (const sim of up.l2.base) await sim.fault('http-500');
+    clock += 61_000;
+    const { text } = await callOk(client, l2GasTool);
+    expect(text).not.toContain('Layer 2 gas now.');
+    expect(text).toMatch(/Base: [\d.]+ gwei \(last good reading of \d{4}-.*live providers did not answer\)/);
+    const { data } = await estimate(client, { network: 'base' });
+    expect(data.notes.join(' ')).toContain('read with the last good reading from the GasPriceOracle');
+    expect(data.notes.join(' ')).not.toContain('read live from the GasPriceOracle');
+  });
+
   it('leaves the Optimism total unknown when the L1 fee cannot be read, rather than understating it', async () => {
     setKnownState();
     for (const sim of up.l2.optimism) await sim.fault('rpc-error', { methods: ['eth_call'] });

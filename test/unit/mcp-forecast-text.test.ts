@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { scoreForecasts } from '../../lib/forecast/accuracy';
 import type { Decision, Prediction } from '../../lib/forecast/types';
-import { describeDecision } from '../../lib/mcp/tools/forecast-text';
+import { describeAccuracy } from '../../lib/mcp/tools/forecast-accuracy';
+import { describeDecision, describeForecast } from '../../lib/mcp/tools/forecast-text';
 import type { GasPredictions } from '../../lib/services/gas-predictions';
 
 const point = (hour: number, average: number): Prediction => ({
@@ -61,6 +63,64 @@ describe('describeDecision (best_time_to_transact text)', () => {
     );
     expect(text).toContain('Wait until 2026-11-28T04:00:00.000Z (in 50 min)');
     expect(text).toContain('expected average 48.7 gwei there (forecast 48 gwei)');
+    // The cheapest hour is named apart, with why it was not chosen (the tool used to promise it).
+    expect(text).toContain(
+      'The cheapest predicted hour, 2026-11-28T07:00:00.000Z at 45.12 gwei, is not chosen: waiting longer',
+    );
+  });
+
+  it('does not name a cheapest hour apart when the hour waited for is the cheapest', () => {
+    const text = describeDecision(
+      predictions({
+        recommendation: 'wait',
+        expectedSavingsPct: 11,
+        expectedGas: 45.7,
+        nextBestEtaMinutes: 230,
+        nextBestAt: '2026-11-28T07:00:00.000Z',
+        confidence: 0.7,
+      }),
+      '24h',
+    );
     expect(text).not.toContain('cheapest');
+  });
+});
+
+describe('describeForecast (get_gas_forecast text)', () => {
+  it('names the cheapest hour that nextBestTime names, also when served averages tie', () => {
+    const p = predictions({
+      recommendation: 'send_now',
+      expectedSavingsPct: 0,
+      expectedGas: 51.396,
+      nextBestEtaMinutes: 0,
+      nextBestAt: '2026-11-28T03:10:00.000Z',
+      confidence: 0.7,
+    });
+    // 05:00 and 07:00 are served at 45.12 each; the unrounded forecast put 07:00 lower.
+    p.predictions[1] = point(5, 45.12);
+    expect(describeForecast(p, '24h')).toContain('cheapest hour 2026-11-28T07:00:00.000Z');
+  });
+});
+
+describe('describeAccuracy (get_forecast_accuracy text)', () => {
+  it('says a decision that lost money cost more, not that it "saved" a negative share', () => {
+    const text = describeAccuracy({
+      window: '7d',
+      source: 'live',
+      updatedAt: 0,
+      ...scoreForecasts([]),
+      origins: 30,
+      scoredFrom: '2026-11-20T00:00:00.000Z',
+      scoredTo: '2026-11-26T00:00:00.000Z',
+      mae: null,
+      decision: {
+        waits: 10,
+        realizedSavingPct: -2.5,
+        oracleSavingPct: 20,
+        dearerWaitsPct: 40,
+        severeWaitsPct: 0,
+      },
+    });
+    expect(text).toContain('following the decision cost 2.5 % more than sending at once on average');
+    expect(text).not.toContain('saved -');
   });
 });

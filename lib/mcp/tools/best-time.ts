@@ -17,9 +17,10 @@ export const bestTimeTool = defineTool({
   title: 'Best time to transact on Ethereum',
   description:
     'Whether to send an Ethereum mainnet transaction now or wait: the recommendation (`send_now` or ' +
-    '`wait`), the cheapest predicted hour within the timeframe (default 24h), the expected average-tier ' +
-    'gas then and the saving in percent, from an hourly forecast learned from stored history and ' +
-    'anchored to the live reading.',
+    '`wait`); for `wait`, the hour to wait for within the timeframe (default 24h), the expected ' +
+    'average-tier gas then and the saving in percent (a nearer hour is chosen over a cheaper farther ' +
+    'one that saves only a little more); and `nextBestWindow`, the cheapest predicted hour. From an ' +
+    'hourly forecast learned from stored history and anchored to the live reading.',
   input: { timeframe: timeframeArgument },
   output: {
     decision: DecisionSchema,

@@ -40,7 +40,7 @@ export const forecastAccuracyTool = defineTool({
 });
 
 /** One line an agent can quote: the headline figures, or that nothing has been scored yet. */
-function describeAccuracy(a: ForecastAccuracy): string {
+export function describeAccuracy(a: ForecastAccuracy): string {
   if (a.origins === 0)
     return (
       `No forecast could be scored in the last ${a.window} yet: none made here has all 24 of its hours ` +
@@ -58,7 +58,9 @@ function describeAccuracy(a: ForecastAccuracy): string {
   if (a.decision) {
     const d = a.decision;
     parts.push(
-      `following the decision saved ${d.realizedSavingPct} % on average against ${d.oracleSavingPct} % for perfect foresight; ` +
+      (d.realizedSavingPct < 0
+        ? `following the decision cost ${-d.realizedSavingPct} % more than sending at once on average, against a ${d.oracleSavingPct} % saving for perfect foresight; `
+        : `following the decision saved ${d.realizedSavingPct} % on average against ${d.oracleSavingPct} % for perfect foresight; `) +
         `${d.waits} waits` +
         (d.dearerWaitsPct === null
           ? ''

@@ -12,7 +12,8 @@ export function formatEta(minutes: number): string {
 /**
  * Summarises the send-or-wait decision in one or two sentences, numbers included: the forecast's
  * predicted average at the hour named, and the decision's expected price there (the forecast with the
- * risk of a fee jump before then, so it can stand above the prediction), each called what it is.
+ * record of past errors and the risk of a fee jump before then, so it can stand above or below the
+ * prediction), each called what it is.
  */
 export function describeDecision(p: GasPredictions, timeframe: string): string {
   const d = p.decision;
@@ -21,10 +22,16 @@ export function describeDecision(p: GasPredictions, timeframe: string): string {
   if (d.recommendation === 'wait') {
     const predicted = p.predictions.find((x) => x.timestamp === d.nextBestAt)?.average;
     const forecast = predicted === undefined ? '' : ` (forecast ${predicted} gwei)`;
+    const cheapest = p.nextBestTime;
+    const farther =
+      cheapest && cheapest.timestamp !== d.nextBestAt
+        ? ` The cheapest predicted hour, ${cheapest.timestamp} at ${cheapest.gasPrices.average} gwei, is not ` +
+          'chosen: waiting longer for it saves too little more (0.2 % of the price per hour waited).'
+        : '';
     return (
       `Wait until ${d.nextBestAt} (in ${formatEta(d.nextBestEtaMinutes)}): expected average ${d.expectedGas} gwei ` +
       `there${forecast}, jump risk included, vs ${now}, about ${d.expectedSavingsPct}% cheaper ` +
-      `(confidence ${d.confidence}).${fallback}`
+      `(confidence ${d.confidence}).${farther}${fallback}`
     );
   }
   const best = p.nextBestTime
@@ -41,7 +48,10 @@ export function describeForecast(p: GasPredictions, timeframe: string): string {
   const first = points[0];
   const last = points.at(-1);
   if (!first || !last) return `No forecast points for ${timeframe}.`;
-  const cheapest = points.reduce((a, b) => (b.average < a.average ? b : a));
+  // The hour nextBestTime names when one is cheaper than now (so text and data agree on ties).
+  const cheapest =
+    points.find((x) => x.timestamp === p.nextBestTime?.timestamp) ??
+    points.reduce((a, b) => (b.average < a.average ? b : a));
   const dearest = points.reduce((a, b) => (b.average > a.average ? b : a));
   const lowHours = points.filter((x) => x.isLowFeeWindow).length;
   const fallback = p.usingFallbackData ? ' Built-in profile used (less than 7 days of stored history).' : '';

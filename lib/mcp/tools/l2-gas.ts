@@ -27,15 +27,27 @@ export const l2GasTool = defineTool({
     if (networks.every((n) => n.gasPriceGwei === null)) {
       throw new ToolUnavailableError(networks.map((n) => `${n.name}: ${n.feeNote}`).join(' '));
     }
+    const statusOf = (id: string) => result.snapshots.find((s) => s.network === id);
     const lines = networks.map((n) => {
       if (n.gasPriceGwei === null) return `${n.name}: unavailable.`;
+      const snapshot = statusOf(n.id);
+      const read =
+        snapshot?.status === 'last-good' && snapshot.fetchedAt !== null
+          ? ` (last good reading of ${new Date(snapshot.fetchedAt).toISOString()}: live providers did not answer)`
+          : '';
       const fee = n.estimatedWalletFeeUsd ?? n.executionGasCostUsd;
-      const feeText = fee === null ? 'USD cost unknown' : `transfer about $${fee} (${n.feeCompleteness})`;
-      return `${n.name}: ${n.gasPriceGwei} gwei, ${feeText}.`;
+      const feeText =
+        fee === null
+          ? 'USD cost unknown'
+          : n.feeCompleteness === 'execution_only'
+            ? `transfer about $${fee} in execution alone (execution_only: its L1 part comes on top)`
+            : `transfer about $${fee} (${n.feeCompleteness})`;
+      return `${n.name}: ${n.gasPriceGwei} gwei${read}, ${feeText}.`;
     });
+    const allLive = networks.every((n) => statusOf(n.id)?.status === 'live');
     return {
       data: { networks, fetchedAt: body.fetchedAt },
-      summary: `Layer 2 gas now. ${lines.join(' ')}`,
+      summary: `Layer 2 gas${allLive ? ' now' : ''}. ${lines.join(' ')}`,
       updatedAt: result.updatedAt,
     };
   },

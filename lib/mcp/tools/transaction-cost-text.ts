@@ -69,7 +69,8 @@ export function l2Notes(input: L2NoteInput): string[] {
   if (network.feeModel === 'rollup_op_stack') {
     notes.push(
       cost.l1DataFee
-        ? 'l1DataFee is the L1 data fee of a representative serialized EIP-1559 ETH transfer, read live from the ' +
+        ? 'l1DataFee is the L1 data fee of a representative serialized EIP-1559 ETH transfer, read ' +
+            `${status === 'last-good' ? 'with the last good reading' : 'live'} from the ` +
             'GasPriceOracle predeploy (getL1Fee) and paid in ETH. It depends on the transaction size in bytes, not ' +
             'on gasLimit: a contract call with more calldata pays a larger L1 fee than shown.'
         : 'The L1 data fee could not be read from the GasPriceOracle just now: total is unknown and a real ' +
