@@ -1,3 +1,4 @@
+import { DEFAULT_FORECAST_PARAMS } from '../../forecast/params';
 import type { GasPredictions } from '../../services/gas-predictions';
 
 /** Formats minutes as `2 h 5 min`, `45 min` or `now`: easier for a model to relay than a bare count. */
@@ -26,7 +27,8 @@ export function describeDecision(p: GasPredictions, timeframe: string): string {
     const farther =
       cheapest && cheapest.timestamp !== d.nextBestAt
         ? ` The cheapest predicted hour, ${cheapest.timestamp} at ${cheapest.gasPrices.average} gwei, is not ` +
-          'chosen: waiting longer for it saves too little more (0.2 % of the price per hour waited).'
+          `chosen: waiting longer for it saves too little more (${DEFAULT_FORECAST_PARAMS.waitCostPerHour * 100} % of ` +
+          'the price per hour waited).'
         : '';
     return (
       `Wait until ${d.nextBestAt} (in ${formatEta(d.nextBestEtaMinutes)}): expected average ${d.expectedGas} gwei ` +
