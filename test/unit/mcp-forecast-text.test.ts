@@ -65,7 +65,7 @@ describe('describeDecision (best_time_to_transact text)', () => {
     expect(text).toContain('expected average 48.7 gwei there (forecast 48 gwei)');
     // The cheapest hour is named apart, with why it was not chosen (the tool used to promise it).
     expect(text).toContain(
-      'The cheapest predicted hour, 2026-11-28T07:00:00.000Z at 45.12 gwei, is not chosen: waiting longer',
+      'The cheapest predicted hour is 2026-11-28T07:00:00.000Z at 45.12 gwei; the decision prefers 2026-11-28T04:00',
     );
   });
 

@@ -23,17 +23,20 @@ export function describeDecision(p: GasPredictions, timeframe: string): string {
   if (d.recommendation === 'wait') {
     const predicted = p.predictions.find((x) => x.timestamp === d.nextBestAt)?.average;
     const forecast = predicted === undefined ? '' : ` (forecast ${predicted} gwei)`;
+    // The cheapest hour is named apart, without a reason: the decision passes an hour over for its
+    // expected saving under its lead's error record and jump risk, its chance of ending dearer or far
+    // dearer, or the cost of the longer wait, and the answer does not say which.
     const cheapest = p.nextBestTime;
-    const farther =
+    const passedOver =
       cheapest && cheapest.timestamp !== d.nextBestAt
-        ? ` The cheapest predicted hour, ${cheapest.timestamp} at ${cheapest.gasPrices.average} gwei, is not ` +
-          `chosen: waiting longer for it saves too little more (${DEFAULT_FORECAST_PARAMS.waitCostPerHour * 100} % of ` +
-          'the price per hour waited).'
+        ? ` The cheapest predicted hour is ${cheapest.timestamp} at ${cheapest.gasPrices.average} gwei; the ` +
+          `decision prefers ${d.nextBestAt} once the risk at each hour and the length of the wait ` +
+          `(${DEFAULT_FORECAST_PARAMS.waitCostPerHour * 100} % of the price per hour) are counted.`
         : '';
     return (
       `Wait until ${d.nextBestAt} (in ${formatEta(d.nextBestEtaMinutes)}): expected average ${d.expectedGas} gwei ` +
       `there${forecast}, jump risk included, vs ${now}, about ${d.expectedSavingsPct}% cheaper ` +
-      `(confidence ${d.confidence}).${farther}${fallback}`
+      `(confidence ${d.confidence}).${passedOver}${fallback}`
     );
   }
   const best = p.nextBestTime
