@@ -14,6 +14,7 @@ import {
   startUpstreams,
   type Upstreams,
 } from '../upstreams';
+import { KNOWN_L2_GAS_WEI, setKnownState as setKnownStateOf } from '../upstreams/known-state';
 
 /*
  * Every fault a single L2 provider can show (README "Layer 2 gas": the same chain-id, sanity and
@@ -26,15 +27,8 @@ let clock = Date.now();
 const now = () => clock;
 let up: Upstreams;
 
-const ETH_USD = 3012.5;
-const POL_USD = 0.2345;
 /** What the second (healthy) provider of each network answers. */
-const HEALTHY = {
-  arbitrum: parseGwei('0.0103'),
-  optimism: 1_234_567n,
-  base: parseGwei('0.0061'),
-  polygon: parseGwei('31.25'),
-} as const;
+const HEALTHY = KNOWN_L2_GAS_WEI;
 /** What the first provider answers: sane too, but distinct, so the served value names its provider. */
 const PRIMARY = {
   arbitrum: parseGwei('0.0207'),
@@ -42,7 +36,6 @@ const PRIMARY = {
   base: parseGwei('0.0122'),
   polygon: parseGwei('62.5'),
 } as const;
-const L1_FEE = { optimism: 41_234_567_890n, base: 9_876_543_210n } as const;
 /** Block time of each simulated chain (test/upstreams/chain-profiles.ts). */
 const BLOCK_MS: Record<L2Name, number> = { arbitrum: 250, optimism: 2000, base: 2000, polygon: 2000 };
 const ENV_KEY: Record<L2Name, string> = {
@@ -66,16 +59,9 @@ afterAll(async () => {
 });
 
 /** Known prices everywhere, the primary's and the backup's gas prices, and the OP Stack L1 fees. */
-function setKnownState(primary: Record<L2Name, bigint> = PRIMARY) {
-  for (const source of [up.coingecko, up.coinbase, up.kraken]) {
-    source.setPrice('ETH', { usd: ETH_USD });
-    source.setPrice('POL', { usd: POL_USD });
-  }
-  for (const name of L2_NAMES) {
-    up.l2[name][0]?.setGasPrice(primary[name]);
-    up.l2[name][1]?.setGasPrice(HEALTHY[name]);
-  }
-  for (const name of ['optimism', 'base'] as const) for (const sim of up.l2[name]) sim.setL1Fee(L1_FEE[name]);
+function setKnownState(primary: Readonly<Record<L2Name, bigint>> = PRIMARY) {
+  const gasWei = Object.fromEntries(L2_NAMES.map((name) => [name, [primary[name], HEALTHY[name]]]));
+  setKnownStateOf(up, { gasWei: gasWei as Record<L2Name, bigint[]> });
 }
 
 /**

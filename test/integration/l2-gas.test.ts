@@ -1,4 +1,3 @@
-import { parseGwei } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import type { AppDeps } from '../../lib/deps';
@@ -7,21 +6,16 @@ import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
 import { requireFreshReading } from '../../lib/store/shared-read';
 import { createFaultyStore, createTestDeps } from '../helpers/deps';
 import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+import { KNOWN_L2_GAS_WEI, KNOWN_OP_L1_FEE_WEI, KNOWN_USD, setKnownState } from '../upstreams/known-state';
 
 // One clock for the app and the simulators' chain heads, moved by tests to step past caches.
 let clock = Date.now();
 const now = () => clock;
 let up: Upstreams;
 
-const ETH_USD = 3012.5;
-const POL_USD = 0.2345;
-const GAS = {
-  arbitrum: parseGwei('0.0103'),
-  optimism: 1_234_567n, // 0.001234567 gwei: sub-gwei digits must survive
-  base: parseGwei('0.0061'),
-  polygon: parseGwei('31.25'),
-} as const;
-const L1_FEE = { optimism: 41_234_567_890n, base: 9_876_543_210n } as const;
+const { ETH: ETH_USD, POL: POL_USD } = KNOWN_USD;
+const GAS = KNOWN_L2_GAS_WEI;
+const L1_FEE = KNOWN_OP_L1_FEE_WEI;
 
 beforeAll(async () => {
   up = await startUpstreams({ now });
@@ -33,20 +27,6 @@ afterEach(async () => {
 afterAll(async () => {
   await up?.close();
 });
-
-/**
- * Sets known prices, gas prices and L1 fees on every simulator (reset clears them). Every price
- * source quotes the same prices: on a loaded machine the first read of CoinGecko can miss the short
- * budget below, and the chain's next source must not change the figures these tests check.
- */
-function setKnownState() {
-  for (const source of [up.coingecko, up.coinbase, up.kraken]) {
-    source.setPrice('ETH', { usd: ETH_USD });
-    source.setPrice('POL', { usd: POL_USD });
-  }
-  for (const name of L2_NAMES) for (const sim of up.l2[name]) sim.setGasPrice(GAS[name]);
-  for (const name of ['optimism', 'base'] as const) for (const sim of up.l2[name]) sim.setL1Fee(L1_FEE[name]);
-}
 
 /** USD of `wei` at `usd` per token, computed the way SPEC.md states it. */
 const usdOf = (wei: bigint, usd: number) => (Number(wei) / 1e18) * usd;
@@ -112,7 +92,7 @@ function expectLive(body: L2GasResponse, id: keyof typeof GAS) {
 
 describe('GET /api/l2-gas', () => {
   it('serves the four networks live, with the L1 data fee on the OP Stack ones', async () => {
-    setKnownState();
+    setKnownState(up);
     const { deps, get } = instance();
     const result = await get();
     expectWellFormed(result, deps.logs);
@@ -154,7 +134,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it('serves Base without its L1 fee, as execution_only, when every getL1Fee call fails', async () => {
-    setKnownState();
+    setKnownState(up);
     await Promise.all(
       up.l2.base.map((sim) =>
         sim.fault('rpc-error', { methods: ['eth_call'], code: -32000, message: 'execution reverted' }),
@@ -177,7 +157,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it('serves Optimism as execution_only, not a full estimate, when its oracle answers an L1 fee of 0', async () => {
-    setKnownState();
+    setKnownState(up);
     for (const sim of up.l2.optimism) sim.setL1Fee(0n);
     const { deps, get } = instance();
     const result = await get();
@@ -191,7 +171,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it('does not hold a failing getL1Fee against the provider that answers the gas price', async () => {
-    setKnownState();
+    setKnownState(up);
     await Promise.all(
       up.l2.base.map((sim) =>
         sim.fault('rpc-error', { methods: ['eth_call'], code: -32000, message: 'execution reverted' }),
@@ -214,7 +194,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it('serves Base without its L1 fee when getL1Fee hangs, without losing the gas price', async () => {
-    setKnownState();
+    setKnownState(up);
     await Promise.all(up.l2.base.map((sim) => sim.fault('hang', { methods: ['eth_call'] })));
     const { get } = instance();
     const base = item((await get()).body, 'base');
@@ -224,7 +204,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it("reads Base's L1 fee from the next provider when only the first one's getL1Fee fails", async () => {
-    setKnownState();
+    setKnownState(up);
     await up.l2.base[0]?.fault('rpc-error', { methods: ['eth_call'] });
     const { get } = instance();
     const result = await get();
@@ -233,7 +213,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it('serves the gwei figures with null USD fields when every price source is down', async () => {
-    setKnownState();
+    setKnownState(up);
     await Promise.all([up.coingecko, up.coinbase, up.kraken].map((sim) => sim.fault('http-500')));
     const { deps, get } = instance();
     const result = await get();
@@ -267,7 +247,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it('serves a network from its last good reading for 5 minutes after its providers fail, then null numbers', async () => {
-    setKnownState();
+    setKnownState(up);
     const { get } = instance();
     expectLive((await get()).body, 'optimism');
     await Promise.all(up.l2.optimism.map((sim) => sim.fault('refuse')));
@@ -290,7 +270,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it('dates its citation and Last-Modified by the oldest reading served, a last good one keeping its own time', async () => {
-    setKnownState();
+    setKnownState(up);
     const { get, deps } = instance();
     const readAt = clock;
     expect((await get()).body.citation).toMatch(new RegExp(`updated ${new Date(readAt).toISOString()}$`));
@@ -313,7 +293,7 @@ describe('GET /api/l2-gas', () => {
   });
 
   it('answers without a network when the last-good store hangs or holds something unreadable', async () => {
-    setKnownState();
+    setKnownState(up);
     await Promise.all(up.l2.optimism.map((sim) => sim.fault('refuse')));
     const hanging = instance({ lastGood: createFaultyStore('hang') });
     const first = await hanging.get();

@@ -11,17 +11,13 @@ import { transactionCostTool } from '../../lib/mcp/tools/transaction-cost';
 import { computeTransactionCost } from '../../lib/mcp/transaction-cost';
 import { GasResponseSchema } from '../../lib/schemas/current-gas';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
-import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
+import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 import { headWithBlobs } from '../upstreams/chain-model';
+import { KNOWN_L2_GAS_WEI, setKnownState as setKnownStateOf } from '../upstreams/known-state';
 
 const ETH_USD = 2000;
 const POL_USD = 0.25;
-const GAS_WEI = {
-  arbitrum: parseGwei('0.0103'),
-  optimism: 1_234_567n,
-  base: parseGwei('0.0061'),
-  polygon: parseGwei('31.25'),
-};
+const GAS_WEI = KNOWN_L2_GAS_WEI;
 const L1_FEE_WEI = { optimism: 5_000_000_000_000n, base: 9_876_543_210n };
 
 let up: Upstreams;
@@ -40,13 +36,7 @@ afterAll(async () => {
 
 /** Known prices on every price source (a first CoinGecko read can miss the short budget on a loaded machine), gas and L1 fees. */
 function setKnownState() {
-  for (const source of [up.coingecko, up.coinbase, up.kraken]) {
-    source.setPrice('ETH', { usd: ETH_USD });
-    source.setPrice('POL', { usd: POL_USD });
-  }
-  for (const name of L2_NAMES) for (const sim of up.l2[name]) sim.setGasPrice(GAS_WEI[name]);
-  for (const name of ['optimism', 'base'] as const)
-    for (const sim of up.l2[name]) sim.setL1Fee(L1_FEE_WEI[name]);
+  setKnownStateOf(up, { usd: { ETH: ETH_USD, POL: POL_USD }, l1FeeWei: L1_FEE_WEI });
 }
 
 /** A fresh app (own caches and last-good store) and an SDK client that calls it in-process. */
