@@ -193,8 +193,11 @@ export function drawChart(box, { history, predictions, current, now }) {
   return svg;
 }
 
-/** One sentence describing what the chart shows, for screen readers and as its caption. */
-export function describeChart({ history, predictions, current }) {
+/**
+ * One sentence describing what the chart shows, for screen readers and as its caption. `cheapestAt` is
+ * the API's `nextBestWindow` time: on a tie in served prices it names the hour the decision box names.
+ */
+export function describeChart({ history, predictions, current, cheapestAt = null }) {
   const parts = [];
   if (history.length > 0) {
     const values = history.map((p) => p.gasPrice);
@@ -206,7 +209,9 @@ export function describeChart({ history, predictions, current }) {
   if (chooseVerticalScale(lineValuesOf({ history, predictions, current }), 0).log)
     parts.push(`The scale is logarithmic: fees span more than ${LOG_SCALE_RATIO}x.`);
   if (predictions.length > 0) {
-    const cheapest = predictions.reduce((a, b) => (b.average < a.average ? b : a));
+    const cheapest =
+      predictions.find((p) => p.timestamp === cheapestAt) ??
+      predictions.reduce((a, b) => (b.average < a.average ? b : a));
     const values = predictions.map((p) => p.average);
     const windows = predictions.filter((p) => p.isLowFeeWindow).length;
     parts.push(

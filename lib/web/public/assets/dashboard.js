@@ -170,7 +170,13 @@ function renderHistoryChart(dashboard, gas) {
   else if (feeds.dashboard.error) markFailedRefresh(state, 'dashboard', 'the forecast');
   else if (kept && history.length === 0) badge(state, 'info', 'No history stored yet');
   else badge(state, null, '');
-  lastChart = { history, predictions, current: currentAverage, now: Date.now() };
+  lastChart = {
+    history,
+    predictions,
+    current: currentAverage,
+    cheapestAt: dashboard?.nextBestWindow?.timestamp ?? null,
+    now: Date.now(),
+  };
   drawChart($('chart'), lastChart);
   $('chart-summary').textContent = describeChart(lastChart) || 'No data to chart yet.';
   fillForecastTable($('forecast-table').tBodies[0], predictions);
