@@ -2,7 +2,7 @@ import type { AppDeps } from '../lib/deps';
 import { FEE_HISTORY_BLOCKS } from '../lib/oracle/fee-history';
 import { listStoredMainnetSlots } from '../lib/store/backfill-slots';
 import { describeDbError } from '../lib/store/database';
-import { HISTORY_RETENTION_DAYS, insertMainnetSnapshots } from '../lib/store/history-writes';
+import { HISTORY_RETENTION_DAYS, insertMainnetSnapshots, retentionCutoff } from '../lib/store/history-writes';
 import { listSlotStarts, slotStartOf } from '../lib/store/slots';
 import { type BackfillChain, createBackfillChain, MAX_FEE_HISTORY_BLOCKS } from './backfill-chain';
 import { type BlockFee, groupSlotSpans, resolveSlots } from './backfill-tiers';
@@ -60,6 +60,20 @@ export class BackfillError extends Error {
 }
 
 /**
+ * The slots a backfill of `days` at `nowMs` covers: from `days` before the current slot, but none the
+ * snapshot job's pruning would delete at once (older than the retention, counted from `nowMs`), up to
+ * the current slot, which the live job writes.
+ */
+export function backfillWindow(nowMs: number, days: number): { fromMs: number; toMs: number } {
+  const toMs = slotStartOf(nowMs);
+  const fromMs = Math.max(
+    toMs - Math.round(days * DAY_MS),
+    retentionCutoff(nowMs, HISTORY_RETENTION_DAYS.mainnet),
+  );
+  return { fromMs, toMs };
+}
+
+/**
  * Fills mainnet history for the last `days` days (up to the current slot) from `eth_feeHistory`:
  * chunks of 1,024 blocks with the tier percentiles, block timestamps resolved from a few headers
  * (see resolveTimestamps), each 90-second slot given the live oracle's tiers at its end (see
@@ -74,8 +88,7 @@ export async function runBackfill(deps: AppDeps, options: BackfillOptions): Prom
       `days must be above 0 and at most ${HISTORY_RETENTION_DAYS.mainnet} (the retention)`,
     );
   }
-  const toMs = slotStartOf(deps.now());
-  const fromMs = toMs - Math.round(days * DAY_MS);
+  const { fromMs, toMs } = backfillWindow(deps.now(), days);
   const stored = new Set(await deps.withDb((db) => listStoredMainnetSlots(db, fromMs, toMs)));
   const missing = listSlotStarts(fromMs, toMs).filter((slot) => !stored.has(slot));
   const summary: BackfillSummary = {

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { createPublicClient, http } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BackfillError, type BackfillOptions, runBackfill } from '../../cron/backfill';
+import { BackfillError, type BackfillOptions, backfillWindow, runBackfill } from '../../cron/backfill';
 import type { FeeHistory } from '../../lib/oracle/fee-history';
 import { computeTiers } from '../../lib/oracle/tiers';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
-import { insertMainnetSnapshots } from '../../lib/store/history-writes';
+import { insertMainnetSnapshots, pruneHistory } from '../../lib/store/history-writes';
 import { listSlotStarts, SLOT_MS, slotStartOf } from '../../lib/store/slots';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
@@ -230,6 +230,35 @@ describe('mainnet backfill from eth_feeHistory', () => {
     await expect(backfill(newDeps(), { days: 0 })).rejects.toThrow(RangeError);
     expect(up.mainnet.every((sim) => sim.requests.total === 0)).toBe(true);
   });
+});
+
+describe('the window of a full-retention backfill', () => {
+  it.each([0, 1, 45_000, SLOT_MS - 1])(
+    'holds no slot the pruning deletes at once (now = slot start + %i ms)',
+    async (offset) => {
+      const nowMs = slotStartOf(t0) + offset;
+      const { fromMs, toMs } = backfillWindow(nowMs, 35);
+      const slots = listSlotStarts(fromMs, toMs);
+      expect(slots).toHaveLength(offset === 0 ? 35 * 960 : 35 * 960 - 1);
+      await engine.withDb((db) =>
+        insertMainnetSnapshots(
+          db,
+          // The oldest slots are the ones a pruning reaches.
+          slots.slice(0, 3).map((slotStart) => ({
+            slotStart,
+            readAt: slotStart + 1_000,
+            blockNumber: null,
+            baseFeeGwei: null,
+            lowGwei: 1,
+            averageGwei: 2,
+            highGwei: 3,
+            source: 'backfill:test',
+          })),
+        ),
+      );
+      expect(await engine.withDb((db) => pruneHistory(db, nowMs))).toEqual({ mainnet: 0, l2: 0 });
+    },
+  );
 });
 
 it('a day of slots is exactly 960', () => {
