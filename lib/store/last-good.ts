@@ -10,10 +10,13 @@ export interface LastGoodStore {
   /** The stored document under `key` (parsed JSON, or the raw text when it is not JSON), or null. */
   get(key: string): Promise<unknown>;
   /**
-   * Stores `value` under `key` for `keepMs` and, in the same round trip, releases the refresh lease
-   * `releaseLease` when given.
+   * Stores `value` under `key` for `keepMs`, unless the stored document holds a newer reading (a
+   * greater `readAt`, see readAtOf): a refresh that began earlier, or failed, never replaces a reading
+   * another instance wrote meanwhile. A stored reading time after `plausibleUntil` (a clock running
+   * ahead wrote it) does not count as newer. In the same round trip, releases the refresh lease
+   * `releaseLease` when given. Answers with the document kept when it was not stored.
    */
-  set(key: string, value: unknown, keepMs: number, releaseLease?: string): Promise<void>;
+  set(key: string, value: unknown, keepMs: number, options?: SetOptions): Promise<SetOutcome>;
   /**
    * Takes the lease `key` for `ms` (SET NX PX) and reads `entryKey` right after it, in one round trip:
    * an entry written by a holder that let go of the lease just before is seen, so it is not read twice.
@@ -21,6 +24,24 @@ export interface LastGoodStore {
   lease(key: string, ms: number, entryKey: string): Promise<{ taken: boolean; entry: unknown }>;
   /** Gives a lease back (DEL). */
   release(key: string): Promise<void>;
+}
+
+export type SetOutcome = { stored: true } | { stored: false; kept: unknown };
+export interface SetOptions {
+  releaseLease?: string;
+  /** Latest reading time (epoch ms) a stored document may claim and still be kept as newer. */
+  plausibleUntil?: number;
+}
+
+/** A document's reading time (`readAt`, epoch ms), or null when it has none (no reading, or not an entry). */
+export function readAtOf(document: unknown): number | null {
+  const readAt = (document as { readAt?: unknown } | null)?.readAt;
+  return typeof readAt === 'number' && Number.isFinite(readAt) ? readAt : null;
+}
+
+/** Whether a document read at `storedAt` holds a newer (and plausible) reading than one read at `readAt`. */
+function holdsNewer(storedAt: number | null, readAt: number | null, plausibleUntil: number): boolean {
+  return storedAt !== null && storedAt > (readAt ?? Number.NEGATIVE_INFINITY) && storedAt <= plausibleUntil;
 }
 
 /** Creates the in-process store used when no Redis is configured; entries and leases expire like Redis keys. */
@@ -41,10 +62,14 @@ export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoo
     async get(key) {
       return read(key);
     },
-    async set(key, value, keepMs, releaseLease) {
-      // A copy, as Redis would hold: later changes to the caller's object must not show.
-      values.set(key, { value: structuredClone(value), expiresAt: now() + keepMs });
+    async set(key, value, keepMs, { releaseLease, plausibleUntil = Number.POSITIVE_INFINITY } = {}) {
       if (releaseLease) values.delete(releaseLease);
+      const stored = read(key);
+      // Copies, as Redis would hold: later changes to either object must not show.
+      if (holdsNewer(readAtOf(stored), readAtOf(value), plausibleUntil))
+        return { stored: false, kept: structuredClone(stored) };
+      values.set(key, { value: structuredClone(value), expiresAt: now() + keepMs });
+      return { stored: true };
     },
     async lease(key, ms, entryKey) {
       return { taken: lease(key, ms), entry: read(entryKey) };

@@ -175,9 +175,14 @@ async function refresh<T>(
         await within(store.release(leaseKey));
         return hold(kind, latest!, deps.now(), false, false);
       }
-      // Another instance is refreshing: serve the current entry while it is fresh, else wait for it.
+      // Another instance is refreshing: serve the current entry while it is fresh (held no longer than
+      // that, so it is never served past its cadence as if a refresh had failed), else wait for it.
       if (current?.value != null && !isExpired(kind, current, deps.now()) && notBefore === undefined) {
-        return { ...hold(kind, current, deps.now(), false, false), recheckAt: deps.now() + RECHECK_MS };
+        const expiresAt = (current.readAt ?? 0) + freshFor(kind, current);
+        return {
+          ...hold(kind, current, deps.now(), false, false),
+          recheckAt: Math.min(deps.now() + RECHECK_MS, expiresAt),
+        };
       }
       const waitEnd = Math.min(
         deps.now() + HOLDER_WAIT_MS,
@@ -234,8 +239,15 @@ async function readAndShare<T>(
   }
   if (leaseKey !== undefined && !skippingStore(local, deps.now())) {
     try {
-      const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, leaseKey ?? undefined);
-      await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
+      const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, {
+        ...(leaseKey ? { releaseLease: leaseKey } : {}),
+        plausibleUntil: deps.now() + CLOCK_SKEW_MS,
+      });
+      const outcome = await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
+      // Another instance stored a newer reading meanwhile (this read began earlier, or failed): it stays,
+      // and is what this instance holds too.
+      const kept = outcome.stored ? null : parseEntry(deps, kind, outcome.kept);
+      if (kept && (kept.readAt ?? 0) > (entry.readAt ?? 0)) return hold(kind, kept, deps.now(), false, false);
     } catch (error) {
       markSick(deps, local);
       deps.log.warn('shared entry not saved', { key: kind.key, error: String(error).slice(0, 200) });

@@ -1,5 +1,5 @@
 import { Redis } from '@upstash/redis/cloudflare';
-import type { LastGoodStore } from './last-good';
+import { type LastGoodStore, readAtOf } from './last-good';
 
 /** Keys are namespaced so the service can share a Redis database with other applications. */
 const KEY_PREFIX = 'gas-fee-api:shared:';
@@ -43,19 +43,21 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
   return {
     scope: 'redis',
     get: (key) => call(async () => decode(await client().get<string>(KEY_PREFIX + key))),
-    set: (key, value, keepMs, releaseLease) =>
+    set: (key, value, keepMs, { releaseLease, plausibleUntil } = {}) =>
       call(async () => {
-        const text = JSON.stringify(value);
-        if (!releaseLease) {
-          await client().set(KEY_PREFIX + key, text, { px: keepMs });
-          return;
-        }
-        // The entry and the lease release share one HTTP round trip (two commands).
-        await client()
-          .pipeline()
-          .set(KEY_PREFIX + key, text, { px: keepMs })
-          .del(KEY_PREFIX + releaseLease)
-          .exec();
+        const keys = [KEY_PREFIX + key, `${KEY_PREFIX + key}${READ_AT_SUFFIX}`];
+        if (releaseLease) keys.push(KEY_PREFIX + releaseLease);
+        const args = [
+          JSON.stringify(value),
+          String(keepMs),
+          String(readAtOf(value) ?? -1),
+          String(plausibleUntil ?? Number.MAX_SAFE_INTEGER),
+        ];
+        const answer = await client().eval<string[], unknown>(KEEP_NEWER_SET, keys, args);
+        if (!Array.isArray(answer)) throw new Error('unexpected answer to the conditional write');
+        return answer[0] === 1 || answer[0] === '1'
+          ? { stored: true }
+          : { stored: false, kept: decode(answer[1]) };
       }),
     lease: (key, ms, entryKey) =>
       call(async () => {
@@ -74,6 +76,27 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
       }),
   };
 }
+
+/** Beside each entry, its reading time (epoch ms; -1 for none), so a script can compare without parsing JSON. */
+const READ_AT_SUFFIX = ':read-at';
+
+/**
+ * The conditional write, atomic in Redis: KEYS entry, its read-at key, and the lease to release (if
+ * any); ARGV the document, its lifetime (ms), its read-at and the latest plausible read-at. Keeps a
+ * stored entry with a later, plausible read-at and answers {0, that entry}; else stores both keys and
+ * answers {1}. An entry written before read-at keys existed has none and is replaced, as every entry was.
+ */
+const KEEP_NEWER_SET = `
+if KEYS[3] then redis.call('DEL', KEYS[3]) end
+local stored = redis.call('GET', KEYS[1])
+local storedAt = tonumber(redis.call('GET', KEYS[2]) or '')
+if stored and storedAt and storedAt > tonumber(ARGV[3]) and storedAt <= tonumber(ARGV[4]) then
+  return {0, stored}
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2])
+return {1}
+`;
 
 /** The stored JSON document, or the raw value when it is not JSON (the layer's schema then rejects it). */
 function decode(raw: unknown): unknown {

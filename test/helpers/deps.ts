@@ -44,7 +44,7 @@ export function createFaultyStore(
     return {
       scope: 'redis',
       get: async () => garbage,
-      set: async () => {},
+      set: async () => ({ stored: true }),
       lease: async () => ({ taken: true, entry: garbage }),
       release: async () => {},
     };

@@ -73,11 +73,46 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     const entry = { usd: 1234.5, nested: [1, 2] };
     expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip')).toEqual({ taken: true, entry });
     expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip')).toEqual({ taken: false, entry });
-    await store.set('roundtrip', { usd: 1 }, 60_000, 'roundtrip:lease');
+    await store.set('roundtrip', { usd: 1 }, 60_000, { releaseLease: 'roundtrip:lease' });
     expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
     expect((await store.lease('roundtrip:lease', 5_000, 'roundtrip')).entry).toEqual({ usd: 1 });
     await store.release('roundtrip:lease');
     expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
+  });
+
+  it('keeps a stored newer reading: a write with an older readAt answers with it and stores nothing', async () => {
+    const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
+    await redis.command('DEL', 'gas-fee-api:shared:newer', 'gas-fee-api:shared:newer:read-at');
+    const newer = { value: 2, readAt: 1_795_797_910_000, failure: null };
+    expect(await store.set('newer', newer, 60_000)).toEqual({ stored: true });
+    // A failure record for an older reading, from a refresh that began before: kept out, lease released.
+    await store.lease('newer:lease', 5_000, 'newer');
+    const older = {
+      value: 1,
+      readAt: newer.readAt - 60_000,
+      failure: { kind: 'timeout', retryAt: 1, count: 1 },
+    };
+    expect(await store.set('newer', older, 60_000, { releaseLease: 'newer:lease' })).toEqual({
+      stored: false,
+      kept: newer,
+    });
+    expect(await redis.command('EXISTS', 'gas-fee-api:shared:newer:lease')).toBe(0);
+    expect(await store.get('newer')).toEqual(newer);
+    // The same reading with a failure record, and a newer one, are stored.
+    const failed = { ...newer, failure: { kind: 'error', retryAt: 1, count: 1 } };
+    expect(await store.set('newer', failed, 60_000)).toEqual({ stored: true });
+    expect(await store.get('newer')).toEqual(failed);
+    const latest = { value: 3, readAt: newer.readAt + 1, failure: null };
+    expect(await store.set('newer', latest, 60_000)).toEqual({ stored: true });
+    expect(await store.get('newer')).toEqual(latest);
+    // A stored reading later than the writer finds plausible (a clock running ahead wrote it) is replaced.
+    const fixed = { value: 4, readAt: newer.readAt - 1_000, failure: null };
+    expect(await store.set('newer', fixed, 60_000, { plausibleUntil: newer.readAt })).toEqual({
+      stored: true,
+    });
+    expect(await store.get('newer')).toEqual(fixed);
+    const ttl = await redis.command('PTTL', 'gas-fee-api:shared:newer:read-at');
+    expect(typeof ttl === 'number' && ttl > 0 && ttl <= 60_000).toBe(true);
   });
 
   it('sends each command once: a lease whose answer was lost is not sent again (it would read as taken by another)', async () => {

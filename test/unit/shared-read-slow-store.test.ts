@@ -23,7 +23,7 @@ it('waits about 2 s for a lease holder when every store call takes 900 ms, then 
     },
     // Another instance holds the lease and never writes.
     lease: () => slow({ taken: false, entry: null }),
-    set: () => slow(undefined),
+    set: () => slow({ stored: true as const }),
     release: () => slow(undefined),
   };
   let readAt: number | undefined;
@@ -58,7 +58,7 @@ it('makes its last poll at the end of the wait, though each store call takes a f
         return null;
       },
       lease: async () => ({ taken: false, entry: null }),
-      set: async () => {},
+      set: async () => ({ stored: true as const }),
       release: async () => {},
     };
     const kind: SharedKind<number> = {
