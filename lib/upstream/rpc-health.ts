@@ -21,8 +21,11 @@ export interface ProviderHealth {
    * dropped within minutes, not at the next restart.
    */
   chainVerifiedAt: number;
-  /** The provider answered a JSON-RPC batch with an error for the whole batch; it is asked singly. */
-  batchRefused?: boolean;
+  /**
+   * When the provider last answered a JSON-RPC batch with an error for the whole batch: it is asked
+   * singly for CHAIN_RECHECK_MS, then with a batch again (a refusal may have been a passing fault).
+   */
+  batchRefusedAt?: number;
   lastFailure?: RpcFailureKind;
 }
 
@@ -86,8 +89,28 @@ export function orderCandidates<P extends { key: string }>(
     (p) => !stillWaiting(getProviderHealth(pool, p.key).cooldownUntil, now, MAX_COOLDOWN_MS),
   );
   if (ready.length > 0 || providers.length === 0) return ready;
-  const soonest = [...providers].sort(
-    (a, b) => getProviderHealth(pool, a.key).cooldownUntil - getProviderHealth(pool, b.key).cooldownUntil,
-  )[0];
+  const soonest = bySoonestCooldownEnd(pool, providers)[0];
   return soonest ? [soonest] : [];
+}
+
+/**
+ * The providers a request leaves out (cooling down), soonest cooldown end first: asked only once every
+ * candidate has failed, so a provider that was merely slow is not left unasked while the others fail.
+ * One on the wrong chain is a configuration fault, not a blip, and is not asked again before its time.
+ */
+export function reserveCandidates<P extends { key: string }>(
+  pool: PoolHealth,
+  providers: readonly P[],
+  candidates: readonly P[],
+): P[] {
+  const cooling = providers.filter(
+    (p) => !candidates.includes(p) && getProviderHealth(pool, p.key).lastFailure !== 'wrong-chain',
+  );
+  return bySoonestCooldownEnd(pool, cooling);
+}
+
+function bySoonestCooldownEnd<P extends { key: string }>(pool: PoolHealth, providers: readonly P[]): P[] {
+  return [...providers].sort(
+    (a, b) => getProviderHealth(pool, a.key).cooldownUntil - getProviderHealth(pool, b.key).cooldownUntil,
+  );
 }

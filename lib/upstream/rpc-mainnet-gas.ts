@@ -120,8 +120,11 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   const [rawHistory, block, blobFee] = await Promise.all([
     call('eth_feeHistory', [`0x${FEE_HISTORY_BLOCKS.toString(16)}`, 'latest', [...READING_PERCENTILES]]),
     getBlock(client, { blockTag: 'latest' }),
+    // An answer that is not a quantity (null, "0x") is a missing method in disguise: the blob fee then
+    // comes from the fee history, and the rest of the reading stands.
     call('eth_blobBaseFee', []).then(
-      (value) => ({ value }),
+      (value): { value: bigint } | { failure: RpcFailureKind } =>
+        isQuantity(value) ? { value: BigInt(value) } : { failure: 'malformed' },
       (error: unknown) => ({ failure: classifyRpcError(error).kind }),
     ),
   ]);
@@ -133,11 +136,17 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   if (head.number > computeMainnetBlockCeiling(head.timestamp)) {
     throw new RpcAttemptError('absurd', 'block number ahead of any mainnet block of its time');
   }
+  // A fresh head numbered days behind mainnet's is another chain's (a testnet, a fork) that the
+  // chain-id check, trusted for 10 minutes, has not caught yet.
+  const floor = computeMainnetHeadFloor(head.timestamp * 1000);
+  if (floor !== undefined && head.number < BigInt(floor)) {
+    throw new RpcAttemptError('absurd', 'block number far behind any mainnet block of its time');
+  }
   const fees = computeWalletFees(history);
   const newest = getNewestBlock(history);
   const skew = head.number > newest ? head.number - newest : newest - head.number;
   if (skew > MAX_HEAD_SKEW_BLOCKS) throw new RpcAttemptError('lag', 'fee history and head disagree');
-  const blobFeeWei = 'value' in blobFee ? parseBlobBaseFee(blobFee.value) : null;
+  const blobFeeWei = 'value' in blobFee ? blobFee.value : null;
   // The header check only holds when the fee history and the block are the same newest block.
   const header =
     head.number === newest
@@ -148,11 +157,8 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   return { history, fees, blob, head, ...(blobMissing ? { blobMissing } : {}) };
 }
 
-function parseBlobBaseFee(value: unknown): bigint {
-  if (typeof value !== 'string' || !/^0x[0-9a-f]{1,64}$/i.test(value)) {
-    throw new RpcAttemptError('malformed', 'eth_blobBaseFee is not a quantity');
-  }
-  return BigInt(value);
+function isQuantity(value: unknown): value is `0x${string}` {
+  return typeof value === 'string' && /^0x[0-9a-f]{1,64}$/i.test(value);
 }
 
 /**

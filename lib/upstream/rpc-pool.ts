@@ -12,6 +12,7 @@ import {
   orderCandidates,
   recordFailure,
   recordSuccess,
+  reserveCandidates,
 } from './rpc-health';
 
 /**
@@ -139,14 +140,18 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     };
     const run = async (client: RpcClient, single: RpcClient) =>
       (await Promise.all([checkChain(client), call(client, provider, single)]))[1];
-    const batch = options.batch === true && !providerHealth.batchRefused;
+    const refusedAt = providerHealth.batchRefusedAt;
+    // A provider that refused a batch is asked singly, and tried with batches again now and then.
+    const batch =
+      options.batch === true &&
+      !(refusedAt !== undefined && stillWaiting(refusedAt + CHAIN_RECHECK_MS, deps.now(), CHAIN_RECHECK_MS));
     let value: T;
     try {
       const client = clientFor(batch);
       value = await run(client, batch ? clientFor(false) : client);
     } catch (error) {
       if (!batch || !isBatchRefusal(error) || signal.aborted) throw error;
-      providerHealth.batchRefused = true;
+      providerHealth.batchRefusedAt = deps.now();
       deps.log.warn('rpc provider refuses batches; asking singly', {
         pool: options.name,
         provider: provider.label,
@@ -161,6 +166,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
   function request<T>(call: RpcCallFn<T>, requestOptions: RpcRequestOptions<T> = {}): Promise<RpcAnswer<T>> {
     const startedAt = deps.now();
     const candidates = orderCandidates(health, providers, startedAt);
+    const reserve = reserveCandidates(health, providers, candidates);
     const failures: RpcFailure[] = [];
     const running = new Map<RpcProvider, AbortController>();
     let next = 0;
@@ -225,8 +231,12 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
             if (settled) return;
             running.delete(provider);
             fail(provider, error);
-            // An error moves on at once instead of waiting for the hedge delay.
-            if (!launch() && running.size === 0) giveUp();
+            // An error moves on at once instead of waiting for the hedge delay; when every candidate
+            // has failed, a provider cooling down is asked before giving up.
+            if (launch() || running.size > 0) return;
+            const spare = reserve.shift();
+            if (spare) candidates.push(spare);
+            if (!launch()) giveUp();
           },
         );
         clearTimeout(hedgeTimer);
@@ -246,13 +256,16 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
 
 /**
  * Whether a batched attempt failed because the provider refuses batches rather than the calls: an
- * "invalid request" or a 4xx status (other than 429) for the whole batch. Asking once more singly
- * costs one request on a provider that is broken another way.
+ * "invalid request" or a 4xx status for the whole batch, other than 429 (a rate limit) and 401 or
+ * 403 (a key or a firewall, which a single request meets too). Asking once more singly costs one
+ * request on a provider that is broken another way.
  */
 function isBatchRefusal(error: unknown): boolean {
   const { kind, code } = classifyRpcError(error);
   if (kind === 'rpc-error') return code === -32600;
-  return kind === 'http' && code !== undefined && code >= 400 && code < 500;
+  return (
+    kind === 'http' && code !== undefined && code >= 400 && code < 500 && ![401, 403, 429].includes(code)
+  );
 }
 
 /** The `deps.state` key of a pool's per-process health. */

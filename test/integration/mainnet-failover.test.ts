@@ -204,6 +204,65 @@ describe('GET /api/gas when the primary provider fails', () => {
     expect((await getGas(deps)).body.source).toBe(labelOf(0));
   });
 
+  it('keeps batching a provider whose edge refused one request with 403 (a firewall, not a batch refusal)', async () => {
+    const primary = upstreams.mainnet[0]!;
+    await primary.fault('http-403', { times: 1 });
+    const deps = createTestDeps(upstreams.env);
+    expect((await getGas(deps)).body.source).toBe(labelOf(1));
+    expect(deps.logs.some((line) => line.includes('refuses batches'))).toBe(false);
+    for (let i = 0; i < 2; i++) {
+      const before = primary.requests.total;
+      forgetReadings(deps);
+      expect((await getGas(deps)).body.source).toBe(labelOf(0));
+      expect(primary.requests.total - before).toBe(1);
+    }
+  });
+
+  it('asks a provider cooling down before giving up when every other provider fails', async () => {
+    const primary = upstreams.mainnet[0]!;
+    // Slower than the hedge twice: outrun twice, so it cools down, though it answers.
+    await primary.fault('delay', { ms: 600 });
+    const deps = createTestDeps(upstreams.env);
+    for (let i = 0; i < 2; i++) {
+      forgetReadings(deps);
+      expect((await getGas(deps)).body.source).toBe(labelOf(1));
+    }
+    await primary.fault('delay', { ms: 0 });
+    await Promise.all([upstreams.mainnet[1]!.fault('refuse'), upstreams.mainnet[2]!.fault('http-500')]);
+    await upstreams.etherscan.fault('http-500');
+    forgetReadings(deps);
+    const { res, body } = await getGas(deps);
+    expect(res.status).toBe(200);
+    expect(body.source).toBe(labelOf(0));
+  });
+
+  it('rejects a fresh head numbered days behind mainnet (another chain the chain-id check has not caught yet)', async () => {
+    const deps = createTestDeps(upstreams.env);
+    expect((await getGas(deps)).body.source).toBe(labelOf(0));
+    // Sepolia's height in late 2026, stamped now, from a provider whose chain id was checked minutes ago.
+    upstreams.mainnet[0]?.setHead({ number: 9_700_000 });
+    forgetReadings(deps);
+    const { body } = await getGas(deps);
+    expect(body.source).toBe(labelOf(1));
+    expect(
+      deps.logs.some(
+        (line) => line.includes(`"provider":"${labelOf(0)}"`) && line.includes('"kind":"absurd"'),
+      ),
+    ).toBe(true);
+  });
+
+  it.each(['null-answer', 'empty-answer'] as const)(
+    'serves the reading with the fee history blob fee when eth_blobBaseFee answers without a quantity (%s)',
+    async (mode) => {
+      for (const sim of upstreams.mainnet) sim.setBlobSupport(mode);
+      const deps = createTestDeps(upstreams.env);
+      const { res, body } = await getGas(deps);
+      expect(res.status).toBe(200);
+      expect(body.source).toBe(labelOf(0));
+      expect(body.nextBlobBaseFee).not.toBeNull();
+    },
+  );
+
   it('checks the chain id once per provider per process', async () => {
     const deps = createTestDeps(upstreams.env);
     for (let i = 0; i < 3; i++) {
@@ -223,6 +282,24 @@ describe('the chain id, asked again', () => {
   });
   afterAll(async () => {
     await clocked?.close();
+  });
+
+  it('asks a provider that refused a batch singly for 10 minutes, then with a batch again', async () => {
+    const deps = createTestDeps(clocked.env, { now: () => clock });
+    const primary = clocked.mainnet[0]!;
+    await primary.fault('no-batch', { times: 1 });
+    const requestsFor = async () => {
+      const before = primary.requests.total;
+      forgetReadings(deps);
+      const body = (await (await createApp(deps).request('/api/gas')).json()) as { source: string };
+      expect(body.source).toBe(labelOf(0));
+      return primary.requests.total - before;
+    };
+    expect(await requestsFor()).toBe(1 + 4); // the refused batch, then chain id + the reading's three calls
+    clock += 9 * 60_000;
+    expect(await requestsFor()).toBe(3);
+    clock += 2 * 60_000;
+    expect(await requestsFor()).toBe(1); // one batch (the chain id is due again too, inside it)
   });
 
   it('is trusted for 10 minutes, then asked again, and a provider now on another chain is dropped', async () => {

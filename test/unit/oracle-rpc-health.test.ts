@@ -9,6 +9,7 @@ import {
   orderCandidates,
   recordFailure,
   recordSuccess,
+  reserveCandidates,
 } from '../../lib/upstream/rpc-health';
 
 const providers = [{ key: 'a' }, { key: 'b' }, { key: 'c' }];
@@ -35,6 +36,16 @@ describe('provider cooldown', () => {
     b.chainVerifiedAt = 40;
     recordFailure(b, 'wrong-chain', 50);
     expect(b).toMatchObject({ cooldownUntil: 50 + MAX_COOLDOWN_MS, chainVerifiedAt: 0 });
+  });
+
+  it('keeps cooling providers in reserve, soonest recovery first, but not one on a wrong chain', () => {
+    const pool = createPoolHealth();
+    recordFailure(getProviderHealth(pool, 'a'), 'wrong-chain', 1_000);
+    getProviderHealth(pool, 'b').cooldownUntil = 30_000;
+    getProviderHealth(pool, 'c').cooldownUntil = 20_000;
+    const candidates = orderCandidates(pool, providers, 5_000);
+    expect(candidates.map((p) => p.key)).toEqual(['c']);
+    expect(reserveCandidates(pool, providers, candidates).map((p) => p.key)).toEqual(['b']);
   });
 
   it('skips cooling providers, keeping priority order', () => {

@@ -39,12 +39,16 @@ export interface ChainOverrides {
   l1Fee?: bigint;
   /**
    * `full` (default): blob fields in eth_feeHistory and headers, eth_blobBaseFee answered;
-   * `no-method`: eth_blobBaseFee unknown, the rest as full; `none`: a pre-Cancun node, no blob data at all.
+   * `no-method`: eth_blobBaseFee unknown, the rest as full; `null-answer` / `empty-answer`: it answers
+   * null or "0x" (a proxy passing the unknown method through), the rest as full; `none`: a pre-Cancun
+   * node, no blob data at all.
    */
-  blobSupport?: 'full' | 'no-method' | 'none';
+  blobSupport?: BlobSupport;
   /** Arbitrum only: the NodeInterface's L1 gas estimate (gasEstimateL1Component) answered exactly. */
   l1GasEstimate?: bigint;
 }
+
+export type BlobSupport = 'full' | 'no-method' | 'null-answer' | 'empty-answer' | 'none';
 
 /** The `eth_feeHistory` result before hex encoding. */
 export interface FeeHistory {
@@ -223,11 +227,12 @@ export class ChainModel {
   }
 }
 
-/** A mainnet head (near a real 2023 block) whose newest block carries blobs, so the blob maximum is known. */
+/** A mainnet head (at or just past the clock's head) whose newest block carries blobs, so the blob maximum is known. */
 export function headWithBlobs(upstreams: { mainnet: readonly { model: ChainModel }[] }): number {
   const model = upstreams.mainnet[0]?.model;
   if (!model) throw new Error('no mainnet simulator');
-  let n = 17_173_500;
+  // From the head the clock gives: a real mainnet number for now, above the lowest one it can have.
+  let n = model.headNumber(HEALTHY_VIEW);
   while (model.fees(n, HEALTHY_VIEW).blobGasUsed === 0n) n += 1;
   return n;
 }

@@ -13,6 +13,8 @@ export type FaultMode =
   | 'delay'
   /** HTTP 500 with the provider's error body. */
   | 'http-500'
+  /** HTTP 403 with an HTML page, as an edge firewall in front of a provider answers a request it blocks. */
+  | 'http-403'
   /** HTTP 429 with `Retry-After` (`retryAfter` seconds, default 30) and the provider's real 429 body. */
   | 'http-429'
   /** HTTP 200 with a body that is not valid JSON (`body`, default: the real answer cut in half). */

@@ -198,6 +198,8 @@ export function answerRpcCall(method: string, params: unknown[], ctx: CallContex
       if (model.overrides.blobSupport === 'none' || model.overrides.blobSupport === 'no-method') {
         throw new RpcError(-32601, `the method ${method} does not exist/is not available`);
       }
+      if (model.overrides.blobSupport === 'null-answer') return null;
+      if (model.overrides.blobSupport === 'empty-answer') return '0x';
       // The execution-apis spec's meaning: the next block's blob base fee.
       if (model.overrides.feeHistory)
         return toHex(model.overrides.feeHistory.baseFeePerBlobGas?.at(-1) ?? 1n);

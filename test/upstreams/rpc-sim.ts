@@ -1,4 +1,4 @@
-import { ChainModel, type ChainView, type FixedFeeHistory } from './chain-model';
+import { type BlobSupport, ChainModel, type ChainView, type FixedFeeHistory } from './chain-model';
 import { type ChainProfile, getChainProfile } from './chain-profiles';
 import type { FaultSet } from './faults';
 import { answerRpcCall, RpcError } from './rpc-methods';
@@ -30,7 +30,7 @@ export interface RpcSim extends Sim {
   /** OP Stack only: the exact getL1Fee answer. */
   setL1Fee(wei: bigint | undefined): void;
   /** How much of EIP-4844 this node speaks (see ChainOverrides.blobSupport); undefined: all of it. */
-  setBlobSupport(mode: 'full' | 'no-method' | 'none' | undefined): void;
+  setBlobSupport(mode: BlobSupport | undefined): void;
   /** Arbitrum only: the exact gasEstimateL1Component gas estimate. */
   setL1GasEstimate(gas: bigint | undefined): void;
 }

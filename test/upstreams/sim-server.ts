@@ -55,7 +55,17 @@ export interface SimServer {
 }
 
 const MAX_LOG = 500;
-const TRANSPORT_FAULTS: readonly FaultMode[] = ['refuse', 'hang', 'http-500', 'http-429', 'malformed'];
+/** What an edge firewall in front of a provider answers a request it blocks. */
+const FORBIDDEN_PAGE =
+  '<html><head><title>403 Forbidden</title></head><body><h1>403 Forbidden</h1></body></html>';
+const TRANSPORT_FAULTS: readonly FaultMode[] = [
+  'refuse',
+  'hang',
+  'http-500',
+  'http-403',
+  'http-429',
+  'malformed',
+];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Starts a simulator server on 127.0.0.1 (port 0 picks a free one). */
@@ -119,6 +129,8 @@ export async function startSimServer(routes: SimRoutes, port = 0): Promise<SimSe
     const tooMany = faults.take('http-429', keys);
     if (faults.take('http-500', keys)) {
       reply = routes.errorReply(500);
+    } else if (faults.take('http-403', keys)) {
+      reply = { status: 403, headers: { 'content-type': 'text/html' }, body: FORBIDDEN_PAGE };
     } else if (tooMany) {
       const base = routes.errorReply(429);
       reply = { ...base, headers: { ...base.headers, 'retry-after': String(tooMany.retryAfter ?? 30) } };
