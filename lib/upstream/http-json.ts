@@ -1,5 +1,5 @@
 /** Why a JSON GET failed, by kind only: never the URL, which may hold a key. */
-export type HttpJsonFailure = 'timeout' | 'network' | 'http' | 'too-large' | 'malformed';
+export type HttpJsonFailure = 'timeout' | 'network' | 'http' | 'too-large' | 'malformed' | 'stale';
 
 /** A failed JSON GET; `detail` is safe to log (an error code, a status, never a URL). */
 export class HttpJsonError extends Error {
@@ -15,6 +15,16 @@ export class HttpJsonError extends Error {
 /** Bodies larger than this are not a price or gas-oracle answer; reading on would only cost time and memory. */
 export const MAX_JSON_BODY_BYTES = 2_000_000;
 
+export interface FetchJsonOptions {
+  /** Bodies over this many bytes are refused (default MAX_JSON_BODY_BYTES). */
+  maxBytes?: number;
+  /**
+   * An answer a cache has held longer than this (its `Age` header, in seconds) is refused as `stale`:
+   * for a source whose body carries no time of its own, the only sign that it is not current.
+   */
+  maxCachedS?: number;
+}
+
 /**
  * GETs a JSON body within `timeoutMs`, or throws an HttpJsonError saying why. The timer also guards
  * against a fetch that ignores its abort signal, so a hung upstream can never hold the caller past
@@ -25,7 +35,7 @@ export async function fetchJsonWithin(
   fetchFn: typeof fetch,
   url: string,
   timeoutMs: number,
-  maxBytes = MAX_JSON_BODY_BYTES,
+  { maxBytes = MAX_JSON_BODY_BYTES, maxCachedS }: FetchJsonOptions = {},
 ): Promise<unknown> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -47,6 +57,11 @@ export async function fetchJsonWithin(
     if (!res.ok) {
       await res.body?.cancel().catch(() => {});
       throw new HttpJsonError('http', `HTTP ${res.status}`);
+    }
+    const cachedS = Number(res.headers.get('age') ?? 0);
+    if (maxCachedS !== undefined && cachedS > maxCachedS) {
+      await res.body?.cancel().catch(() => {});
+      throw new HttpJsonError('stale', `answer held by a cache for ${Math.round(cachedS)} s`);
     }
     let text: string;
     try {

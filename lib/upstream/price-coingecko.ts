@@ -5,6 +5,7 @@ import {
   checkChange,
   checkUsd,
   isSaneUsd,
+  MAX_READING_AGE_MS,
   type PriceReading,
   PriceSourceError,
   type PriceToken,
@@ -13,8 +14,6 @@ import {
 
 /** SPEC.md 2.7: the sparkline has 168 hourly values. */
 export const SPARKLINE_POINTS = 168;
-/** CoinGecko refreshes ETH about every minute; a reading older than this is a stuck feed, not a price. */
-export const MAX_READING_AGE_MS = 5 * 60_000;
 
 // Only the fields the service uses; CoinGecko sends many more, and may send null for any of them.
 const MarketsBody = z.array(

@@ -1,9 +1,16 @@
 import { fetchJsonWithin, HttpJsonError } from './http-json';
-import { PriceSourceError } from './price-source';
+import { MAX_READING_AGE_MS, PriceSourceError } from './price-source';
+
+/**
+ * The longest a cache in front of a source may have held its answer: a quote older than this is not
+ * "read live just now" (decision 3), as CoinGecko's own `last_updated` limit says for its quotes.
+ */
+const MAX_CACHED_S = MAX_READING_AGE_MS / 1000;
 
 /**
  * GETs a price source's JSON body within `timeoutMs` (see `fetchJsonWithin`), or throws a
- * PriceSourceError saying whether it ran out of time or failed otherwise.
+ * PriceSourceError saying whether it ran out of time or failed otherwise (an answer a cache has held
+ * over 5 minutes, by its `Age` header, included: the exchanges' bodies carry no time of their own).
  */
 export async function fetchPriceJson(
   fetchFn: typeof fetch,
@@ -11,7 +18,7 @@ export async function fetchPriceJson(
   timeoutMs: number,
 ): Promise<unknown> {
   try {
-    return await fetchJsonWithin(fetchFn, url, timeoutMs);
+    return await fetchJsonWithin(fetchFn, url, timeoutMs, { maxCachedS: MAX_CACHED_S });
   } catch (error) {
     if (!(error instanceof HttpJsonError)) throw error;
     throw new PriceSourceError(error.kind === 'timeout' ? 'timeout' : 'error', error.detail);

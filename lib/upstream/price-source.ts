@@ -93,3 +93,9 @@ export function computeChange(then: number, now: number): number | null {
   if (!(then > 0) || !Number.isFinite(then)) return null;
   return checkChange(((now - then) / then) * 100);
 }
+
+/**
+ * The oldest a quote may be and still be served as read live: CoinGecko refreshes ETH about every
+ * minute, so a `last_updated` older than this is a stuck feed, and so is an answer a cache held as long.
+ */
+export const MAX_READING_AGE_MS = 5 * 60_000;

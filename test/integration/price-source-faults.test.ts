@@ -101,6 +101,8 @@ const COINBASE_FAULTS: FaultCase[] = [
   // Coinbase answers its own errors (`{"errors":[{"id":"invalid_request",...}]}`) with HTTP 400.
   { mode: 'rpc-error', kind: 'error', reason: /^HTTP 400$/ },
   { mode: 'absurd', kind: 'error', reason: /^price out of range for ETH$/ },
+  // An answer a cache in front of the API has held for 10 minutes (`Age: 600`): not read live.
+  { mode: 'stale', kind: 'error', reason: /^answer held by a cache for 600 s$/ },
   { mode: 'hang', kind: 'timeout', reason: /^no answer within \d+ ms$/ },
   { mode: 'refuse', kind: 'error', reason: /ECONNREFUSED/ },
 ];
@@ -112,6 +114,8 @@ const KRAKEN_FAULTS: FaultCase[] = [
   // Kraken answers its own errors with HTTP 200 and a non-empty `error` list.
   { mode: 'rpc-error', kind: 'error', reason: /^Kraken error EService:Unavailable$/ },
   { mode: 'absurd', kind: 'error', reason: /^price out of range for ETH$/ },
+  // An answer a cache in front of the API has held for 10 minutes (`Age: 600`): not read live.
+  { mode: 'stale', kind: 'error', reason: /^answer held by a cache for 600 s$/ },
   { mode: 'hang', kind: 'timeout', reason: /^no answer within \d+ ms$/ },
   { mode: 'refuse', kind: 'error', reason: /ECONNREFUSED/ },
 ];

@@ -99,7 +99,7 @@ describe('fetchJsonWithin', () => {
   it('stops reading an endless body once it passes the cap, and cancels the stream', async () => {
     const { body, pulled } = endlessBody();
     const kind = await kindOf(
-      fetchJsonWithin(async () => new Response(body), 'http://x.test/', 5_000, 1_000_000),
+      fetchJsonWithin(async () => new Response(body), 'http://x.test/', 5_000, { maxBytes: 1_000_000 }),
     );
     expect(kind).toBe('too-large');
     expect(pulled.cancelled).toBe(true);
@@ -110,9 +110,9 @@ describe('fetchJsonWithin', () => {
   it('refuses a body whose Content-Length is over the cap without reading it', async () => {
     const { body, pulled } = endlessBody();
     const res = new Response(body, { headers: { 'content-length': '5000000' } });
-    expect(await kindOf(fetchJsonWithin(async () => res, 'http://x.test/', 5_000, 1_000_000))).toBe(
-      'too-large',
-    );
+    expect(
+      await kindOf(fetchJsonWithin(async () => res, 'http://x.test/', 5_000, { maxBytes: 1_000_000 })),
+    ).toBe('too-large');
     expect(pulled.cancelled).toBe(true);
   });
 
@@ -124,12 +124,9 @@ describe('fetchJsonWithin', () => {
         c.close();
       },
     });
-    const parsed = await fetchJsonWithin(
-      async () => new Response(body),
-      'http://x.test/',
-      5_000,
-      bytes.length,
-    );
+    const parsed = await fetchJsonWithin(async () => new Response(body), 'http://x.test/', 5_000, {
+      maxBytes: bytes.length,
+    });
     expect(parsed).toMatchObject({ name: 'Ξther' });
   });
 

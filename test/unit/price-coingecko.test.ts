@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   coinGeckoMarketsUrl,
-  MAX_READING_AGE_MS,
   parseCoinGeckoMarkets,
   SPARKLINE_POINTS,
 } from '../../lib/upstream/price-coingecko';
-import { PriceSourceError } from '../../lib/upstream/price-source';
+import { MAX_READING_AGE_MS, PriceSourceError } from '../../lib/upstream/price-source';
 import { loadPriceFixture } from '../fixtures/price/load-fixture';
 
 const fixture = (name: string) => loadPriceFixture<unknown[]>(name);

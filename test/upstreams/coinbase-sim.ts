@@ -33,7 +33,10 @@ export async function startCoinbaseSim(options: { now: () => number; port?: numb
         if (currency !== 'USD') return coinbaseError(404, 'not_found', 'Invalid currency');
         const absurd = faults.take('absurd', ['spot']);
         const usd = absurd ? Number(absurd.value ?? 1e9) : book.quote(base).usd;
-        return jsonReply(200, { data: { amount: formatAmount(usd), base, currency } });
+        // A stale answer is one a cache in front of the API has held: its `Age` says how long.
+        const stale = faults.take('stale', ['spot']);
+        const headers = stale ? { age: String(stale.seconds ?? 600) } : undefined;
+        return jsonReply(200, { data: { amount: formatAmount(usd), base, currency } }, headers);
       },
       errorReply: (status) =>
         status === 429

@@ -23,7 +23,10 @@ export type FaultMode =
   | 'rpc-error'
   /** `eth_chainId` / `net_version` answer another chain (`chainId`; default Sepolia, or 1 on an L2). */
   | 'wrong-chain'
-  /** The head block's timestamp is `seconds` (default 600) old; CoinGecko's `last_updated` likewise. */
+  /**
+   * The head block's timestamp is `seconds` (default 600) old; CoinGecko's `last_updated` likewise;
+   * Coinbase and Kraken (whose bodies carry no time) answer with `Age: seconds`, as from a cache.
+   */
   | 'stale'
   /** The head block number is `blocks` (default 10) behind the other providers; Etherscan's LastBlock likewise. */
   | 'lag'

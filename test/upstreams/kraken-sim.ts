@@ -66,7 +66,13 @@ export async function startKrakenSim(options: { now: () => number; port?: number
           const usd = absurd ? Number(absurd.value ?? 1e9) : quote.usd;
           result[pair.key] = tickerOf(pair.asset, usd, quote.sparkline, options.now());
         }
-        return jsonReply(200, { error: [], result });
+        // A stale answer is one a cache in front of the API has held: its `Age` says how long.
+        const stale = faults.take('stale', ['ticker']);
+        return jsonReply(
+          200,
+          { error: [], result },
+          stale ? { age: String(stale.seconds ?? 600) } : undefined,
+        );
       },
       errorReply: (status) =>
         status === 429
