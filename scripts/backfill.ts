@@ -9,11 +9,11 @@ import { parseConfig } from '../lib/config';
 import type { AppDeps } from '../lib/deps';
 import { createCoalescingCache } from '../lib/http/cache';
 import { createLogger } from '../lib/log';
-import { describeDbError } from '../lib/store/database';
 import { hostOf, openDatabase, scriptEngineSpec } from '../lib/store/engines';
 import { createMemoryLastGoodStore } from '../lib/store/last-good';
+import { describeScriptFailure } from './lib/failure';
 
-const USAGE = 'usage: npm run backfill -- --days N [--driver neon|pg]   (N: 1 to 35)';
+const USAGE = 'usage: npm run backfill -- --days N [--driver neon|pg]   (N: days, above 0 and at most 35)';
 function describeSummary(s: BackfillSummary, where: string, seconds: number): string {
   const span = `${new Date(s.fromMs).toISOString()} .. ${new Date(s.toMs).toISOString()}`;
   return [
@@ -22,7 +22,7 @@ function describeSummary(s: BackfillSummary, where: string, seconds: number): st
     `  written: ${formatCount(s.written)}, stored meanwhile by another writer: ${formatCount(s.kept)}, ` +
       `without a block: ${formatCount(s.empty)}, rejected by the sanity checks: ${formatCount(s.rejected)}`,
     `  done ${formatCount(s.done)}/${formatCount(s.total)} slots with ${formatCount(s.calls)} provider calls ` +
-      `(${s.providers.join(', ') || 'no provider needed'}) in ${seconds.toFixed(1)} s`,
+      `(${s.providers.join(', ') || (s.calls > 0 ? 'no provider answered' : 'no provider needed')}) in ${seconds.toFixed(1)} s`,
   ].join('\n');
 }
 
@@ -72,8 +72,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    // A driver error may quote the connection string; print hosts only.
-    console.error(`backfill failed: ${describeDbError(error)}`);
+    console.error(`backfill failed: ${describeScriptFailure(error)}`);
     process.exit(1);
   },
 );

@@ -2,8 +2,8 @@
 // Worker's Neon database), or to the embedded PGlite under DATA_DIR when DATABASE_URL is unset.
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../lib/config';
-import { describeDbError } from '../lib/store/database';
 import { hostOf, openDatabase, scriptEngineSpec } from '../lib/store/engines';
+import { describeScriptFailure } from './lib/failure';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { driver: { type: 'string' } } });
@@ -23,7 +23,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  // A driver error may quote the connection string; print hosts only.
-  console.error(`db:migrate failed: ${describeDbError(error)}`);
+  console.error(`db:migrate failed: ${describeScriptFailure(error)}`);
   process.exit(1);
 });

@@ -3,11 +3,11 @@
 // sets all three tiers, source `import`, in the 90-second slot it falls in; stored slots are kept.
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../lib/config';
-import { describeDbError } from '../lib/store/database';
 import { hostOf, openDatabase, scriptEngineSpec } from '../lib/store/engines';
 import { importHistory } from '../lib/store/history-import';
 import { HISTORY_RETENTION_DAYS } from '../lib/store/history-writes';
 import { readCsvSeries } from './lib/csv';
+import { describeScriptFailure } from './lib/failure';
 
 const USAGE =
   'usage: npm run history:import -- FILE [--time-column C] [--value-column C] [--unit gwei|wei] [--driver neon|pg]';
@@ -56,6 +56,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(`history:import failed: ${describeDbError(error)}`);
+  console.error(`history:import failed: ${describeScriptFailure(error)}`);
   process.exit(1);
 });

@@ -54,6 +54,13 @@ async function linkOnce(from: string, to: string): Promise<boolean> {
   }
 }
 
+/**
+ * The locks this process holds. A lock naming this process's id that is not among them was left by
+ * an earlier process that had the same id: a container restarted after a crash gives its new process
+ * the id the old one had.
+ */
+const heldHere = new Set<string>();
+
 /** How long a taker waits for another that is taking over the same stale lock, between looks. */
 const TAKEOVER_POLL_MS = 20;
 /** How long a taker waits in all for another's takeover before calling it cut short. */
@@ -82,15 +89,19 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   try {
     for (;;) {
       if (await linkOnce(mine, path)) {
+        heldHere.add(path);
         return async () => {
+          heldHere.delete(path);
           if ((await readLock(path)) === pid) await rm(path, { force: true });
         };
       }
       const held = await readLock(path);
       if (held === undefined) continue;
       const holder = Number.parseInt(held, 10);
-      if (holder > 0 && isRunning(holder)) throw new DataDirInUseError(dataDir, holder);
-      // Left by a process that is gone (a crash): take it over, one taker at a time.
+      const alive = holder === process.pid ? heldHere.has(path) : holder > 0 && isRunning(holder);
+      if (alive) throw new DataDirInUseError(dataDir, holder);
+      // Left by a process that is gone (a crash), maybe one that had this id: take it over, one
+      // taker at a time.
       const marker = `${path}.takeover-${holder > 0 ? holder : 'unreadable'}`;
       if (!(await linkOnce(mine, marker))) {
         const marked = await readLock(marker);

@@ -22,10 +22,14 @@ afterAll(async () => {
 });
 
 /** Runs `npm run backfill -- ARGS` as the lead's script does (tsx scripts/backfill.ts), asynchronously so the simulators in this process keep answering. */
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [TSX, 'scripts/backfill.ts', ...args], {
+function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  script = 'scripts/backfill.ts',
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [TSX, script, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, ...up.env, DATA_DIR: dataDir },
+    env: { PATH: process.env.PATH, ...up.env, DATA_DIR: dataDir, ...env },
   });
   let stdout = '';
   let stderr = '';
@@ -51,6 +55,33 @@ describe('npm run backfill', () => {
     expect(again.stdout).toMatch(/written: [01],/);
     for (const output of [first, again]) expectNoLeaks(up, output.stdout, output.stderr);
   });
+
+  it('says no provider answered when every provider failed', { timeout: 60_000 }, async () => {
+    await Promise.all(up.mainnet.map((sim) => sim.fault('http-500')));
+    try {
+      // A directory of its own: the slots of the last 0.01 day are not stored there yet.
+      const result = await runCli(['--days', '0.01'], {
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'gas-backfill-')),
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/provider calls \(no provider answered\)/);
+      expect(result.stderr).toContain('backfill stopped: ');
+    } finally {
+      await up.reset();
+    }
+  });
+
+  it.each(['scripts/backfill.ts', 'scripts/db-migrate.ts', 'scripts/history-import.ts'])(
+    '%s names a bad environment variable',
+    { timeout: 30_000 },
+    async (script) => {
+      const csv = '../shared/data/owlracle_eth_gas_price_hourly_2024-11-06_2024-12-06.csv';
+      const args = script.includes('backfill') ? ['--days', '1'] : script.includes('import') ? [csv] : [];
+      const result = await runCli(args, { UPSTREAM_TIMEOUT_MS: 'abc' }, script);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/failed: Invalid configuration:\n\s+UPSTREAM_TIMEOUT_MS: /);
+    },
+  );
 
   it('refuses a window beyond the 35-day retention with its usage line', { timeout: 30_000 }, async () => {
     const result = await runCli(['--days', '40']);

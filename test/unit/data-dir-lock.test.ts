@@ -46,6 +46,16 @@ describe('the data directory lock', () => {
     await release();
   });
 
+  it("is taken over from a crashed process that had this process's id (a restarted container)", async () => {
+    // The lock names this process, which does not hold it: an earlier process with the same id left it.
+    writeFileSync(join(dir, DATA_DIR_LOCK_FILE), String(process.pid));
+    const release = await lockDataDir(dir);
+    expect(readFileSync(join(dir, DATA_DIR_LOCK_FILE), 'utf8')).toBe(String(process.pid));
+    await expect(lockDataDir(dir)).rejects.toBeInstanceOf(DataDirInUseError);
+    await release();
+    expect(existsSync(join(dir, DATA_DIR_LOCK_FILE))).toBe(false);
+  });
+
   it('lets one of several processes starting together take over a stale lock, and refuses the others', async () => {
     // Deleting a stale lock on sight let two takers each delete the lock the other had just made, and
     // both open the directory (2 of 2 took it in 9 of 12 such races).
