@@ -12,7 +12,7 @@
  * what each figure means. With `--seeds FROM-TO` it runs once per seed of the injected spikes and
  * prints each figure's spread over the seeds, per part (`summariseSpikeSweep`).
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { type OriginRecord, runBacktest } from '../lib/forecast/backtest';
@@ -28,8 +28,16 @@ const ArgsSchema = z.object({
   'time-column': z.string().min(1).optional(),
   'value-column': z.string().min(1).optional(),
   'predictions-out': z.string().min(1).optional(),
-  spikes: z.coerce.number().int('--spikes must be a whole number').min(0).max(10_000).default(0),
-  seed: z.coerce.number().int('--seed must be a whole number').default(1),
+  spikes: z.coerce
+    .number({ error: '--spikes must be a whole number' })
+    .int('--spikes must be a whole number')
+    .min(0, '--spikes must be 0 to 10000')
+    .max(10_000, '--spikes must be 0 to 10000')
+    .default(0),
+  seed: z.coerce
+    .number({ error: '--seed must be a whole number' })
+    .int('--seed must be a whole number')
+    .default(1),
   seeds: z
     .string()
     .regex(/^\d+-\d+$/, '--seeds must be FROM-TO, e.g. 1-20')
@@ -39,7 +47,10 @@ const ArgsSchema = z.object({
       '--seeds must run from a seed to a later one, at most 1000',
     )
     .optional(),
-  'eth-usd': z.coerce.number().positive('--eth-usd must be a positive price').optional(),
+  'eth-usd': z.coerce
+    .number({ error: '--eth-usd must be a positive price' })
+    .positive('--eth-usd must be a positive price')
+    .optional(),
 });
 
 const DEFINITIONS = {
@@ -100,6 +111,23 @@ function readArgs() {
   }
 }
 
+/** Opens the predictions file before the run, so a bad path fails at once and says so. */
+async function openOutput(path: string): Promise<WriteStream> {
+  const stream = createWriteStream(path);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+  } catch (error) {
+    console.error(
+      `cannot write --predictions-out ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+    );
+    process.exit(1);
+  }
+  return stream;
+}
+
 const args = readArgs();
 let rows: Awaited<ReturnType<typeof readCsvSeries>>;
 try {
@@ -145,7 +173,7 @@ if (args.seeds) {
 }
 
 const injected = injectSpikes(rows, { count: args.spikes, seed: args.seed });
-const out = args['predictions-out'] ? createWriteStream(args['predictions-out']) : undefined;
+const out = args['predictions-out'] ? await openOutput(args['predictions-out']) : undefined;
 const report = runBacktest(injected.rows, {
   ethUsd: args['eth-usd'],
   onOrigin: out ? (record: OriginRecord) => out.write(`${JSON.stringify(record)}\n`) : undefined,
