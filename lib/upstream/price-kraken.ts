@@ -32,12 +32,15 @@ export function krakenOhlcUrl(baseUrl: string, token: PriceToken, nowMs: number)
   return `${baseUrl}/0/public/OHLC?pair=${TOKEN_MARKETS[token].krakenPair}&interval=${OHLC_INTERVAL_MIN}&since=${since}`;
 }
 
-/** Kraken answers errors with HTTP 200 and a non-empty `error` list; returns the pair's result entry. */
+/**
+ * Kraken answers errors with HTTP 200 and a non-empty `error` list; returns the pair's result entry.
+ * Its messages start with `E` (an error) or `W` (a warning beside a valid result, which stands).
+ */
 function pairResult(body: unknown, token: PriceToken, what: string): unknown {
   const parsed = KrakenBody.safeParse(body);
   if (!parsed.success) throw new PriceSourceError('error', `unexpected ${what} shape`);
-  if (parsed.data.error.length > 0)
-    throw new PriceSourceError('error', `Kraken error ${upstreamText(parsed.data.error[0] as string)}`);
+  const error = parsed.data.error.find((message) => !message.startsWith('W'));
+  if (error !== undefined) throw new PriceSourceError('error', `Kraken error ${upstreamText(error)}`);
   const result = parsed.data.result ?? {};
   // The result key is Kraken's own pair name (XETHZUSD for ETHUSD), not necessarily the one requested;
   // any other key is another market's answer and must not be read as this token's price.

@@ -38,6 +38,12 @@ interface FeeSample {
   /** Why the provider gave no blob data (a failure kind or `absent`), for the log line. */
   blobMissing?: RpcFailureKind | 'absent';
   head: { number: bigint; timestamp: number };
+  /**
+   * The time of the fee history's newest block (whose fees are served): the head's, less a slot for
+   * each block the head is ahead of it (the two calls may straddle a block), so a reading never looks
+   * fresher than its fees are.
+   */
+  feeBlockTimestamp: number;
 }
 
 /** The two calls of one reading may straddle a new block, or hit two backends of one load balancer. */
@@ -99,15 +105,18 @@ export async function readMainnetGasFromRpc(
     ...overrides,
   });
   const answer = await pool.request(readSample, {
-    stampOf: (sample) => ({ blockNumber: getNewestBlock(sample.history), timestamp: sample.head.timestamp }),
+    stampOf: (sample) => ({
+      blockNumber: getNewestBlock(sample.history),
+      timestamp: sample.feeBlockTimestamp,
+    }),
   });
-  const { fees, history, head, blob, blobMissing } = answer.value;
+  const { fees, history, feeBlockTimestamp, blob, blobMissing } = answer.value;
   if (blobMissing) deps.log.warn('blob fees unavailable', { provider: answer.provider, kind: blobMissing });
   const { tiers, ...wallet } = fees;
   return {
     ...tiers,
     blockNumber: Number(getNewestBlock(history)),
-    blockTimestamp: head.timestamp,
+    blockTimestamp: feeBlockTimestamp,
     source: answer.provider,
     wallet,
     blob,
@@ -154,7 +163,8 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
       : { blobGasUsed: undefined, excessBlobGas: undefined };
   const blob = readBlobFees(history, blobFeeWei, header);
   const blobMissing = blob === null ? ('failure' in blobFee ? blobFee.failure : 'absent') : undefined;
-  return { history, fees, blob, head, ...(blobMissing ? { blobMissing } : {}) };
+  const feeBlockTimestamp = head.timestamp - Number(head.number - newest) * SLOT_SECONDS;
+  return { history, fees, blob, head, feeBlockTimestamp, ...(blobMissing ? { blobMissing } : {}) };
 }
 
 function isQuantity(value: unknown): value is `0x${string}` {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
+import { readMainnetGasFromRpc } from '../../lib/upstream/rpc-mainnet-gas';
 import { createTestDeps, forgetReadings, type TestDeps } from '../helpers/deps';
 import {
   expectNoLeaks,
@@ -262,6 +263,34 @@ describe('GET /api/gas when the primary provider fails', () => {
       expect(body.nextBlobBaseFee).not.toBeNull();
     },
   );
+
+  it('stamps a reading with its fee block time when the head answered is two blocks newer', async () => {
+    // The fee history ends two blocks before the head (the calls straddled blocks, or two backends).
+    const shifted: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const sent = JSON.parse(String(init?.body)) as
+        | { id: number; method: string }
+        | { id: number; method: string }[];
+      const calls = Array.isArray(sent) ? sent : [sent];
+      const body = (await res.json()) as { id: number; result?: { oldestBlock?: string } } | { id: number }[];
+      for (const item of (Array.isArray(body) ? body : [body]) as {
+        id: number;
+        result?: { oldestBlock?: string };
+      }[]) {
+        const call = calls.find((c) => c.id === item.id);
+        if (call?.method === 'eth_feeHistory' && item.result?.oldestBlock)
+          item.result.oldestBlock = `0x${(BigInt(item.result.oldestBlock) - 2n).toString(16)}`;
+      }
+      return Response.json(body, { status: res.status });
+    };
+    const model = upstreams.mainnet[0]!.model;
+    const head = model.headNumber(HEALTHY_VIEW);
+    const timestamp = Math.floor(Date.now() / 1000) - 1;
+    for (const sim of upstreams.mainnet) sim.setHead({ number: head, timestamp });
+    const reading = await readMainnetGasFromRpc(createTestDeps(upstreams.env, { fetch: shifted }));
+    expect(reading.blockNumber).toBe(head - 2);
+    expect(reading.blockTimestamp).toBe(timestamp - 24);
+  });
 
   it('checks the chain id once per provider per process', async () => {
     const deps = createTestDeps(upstreams.env);

@@ -41,6 +41,14 @@ describe('Kraken Ticker parser', () => {
     );
   });
 
+  it('reads the price beside a warning (a W message), and rejects an error beside one', () => {
+    const { body } = fixture('kraken-ticker-eth.json');
+    const warned = { ...body, error: ['WGeneral:Deprecated endpoint'] };
+    expect(parseKrakenTicker(warned, 'ETH')).toBe(1580.49);
+    const failed = { ...body, error: ['WGeneral:Deprecated endpoint', 'EService:Busy'] };
+    expect(() => parseKrakenTicker(failed, 'ETH')).toThrow(/Kraken error EService:Busy/);
+  });
+
   it("shows at most 100 characters of Kraken's error text, on one line", () => {
     const long = `EGeneral:Internal error\n2026-11-27T00:00:00.000Z info GET /api/gas 200 0ms${'x'.repeat(500)}`;
     try {
