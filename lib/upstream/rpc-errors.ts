@@ -51,7 +51,11 @@ export class RpcPoolError extends Error {
  * Classifies whatever an attempt threw into a failure kind (and code), reading only types and
  * numbers: viem's messages embed the request URL, which may carry an API key, so they are never kept.
  */
-export function classifyRpcError(error: unknown): { kind: RpcFailureKind; code?: number } {
+export function classifyRpcError(error: unknown): {
+  kind: RpcFailureKind;
+  code?: number;
+  retryAfterMs?: number;
+} {
   if (error instanceof RpcAttemptError) return { kind: error.kind };
   if (error instanceof OracleError) return { kind: 'absurd' };
   for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
@@ -62,7 +66,11 @@ export function classifyRpcError(error: unknown): { kind: RpcFailureKind; code?:
       e.status !== undefined &&
       e.status >= 400
     ) {
-      return e.status === 429 ? { kind: 'rate-limited', code: 429 } : { kind: 'http', code: e.status };
+      if (e.status !== 429) return { kind: 'http', code: e.status };
+      const retryAfterMs = parseRetryAfter(e.headers?.get('retry-after'));
+      return retryAfterMs === undefined
+        ? { kind: 'rate-limited', code: 429 }
+        : { kind: 'rate-limited', code: 429, retryAfterMs };
     }
     if (e instanceof HttpRequestError) {
       // viem's own complaint about a batch answered with the wrong shape is a malformed answer too.
@@ -76,4 +84,13 @@ export function classifyRpcError(error: unknown): { kind: RpcFailureKind; code?:
   }
   // Anything else came from decoding the answer (a missing field, a non-hex number).
   return { kind: 'malformed' };
+}
+
+/** A `Retry-After` header (seconds, or an HTTP date) as milliseconds from now, when it says one. */
+function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
 }

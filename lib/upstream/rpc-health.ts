@@ -61,9 +61,16 @@ export function recordSuccess(health: ProviderHealth): void {
 /**
  * Counts a failure; from the FAILURES_BEFORE_COOLDOWN-th in a row the provider cools down for an
  * exponentially growing time, so a dead provider costs nothing while live ones serve. A wrong chain
- * is a configuration fault, not a blip: it cools down for the maximum at once.
+ * is a configuration fault, not a blip: it cools down for the maximum at once. A rate limit that says
+ * when to come back (`Retry-After`, as `retryAfterMs`) cools down at once until then, at most the
+ * maximum: asking sooner only spends the provider's limit again.
  */
-export function recordFailure(health: ProviderHealth, kind: RpcFailureKind, now: number): void {
+export function recordFailure(
+  health: ProviderHealth,
+  kind: RpcFailureKind,
+  now: number,
+  retryAfterMs?: number,
+): void {
   health.consecutiveFailures += 1;
   health.lastFailure = kind;
   if (kind === 'wrong-chain') {
@@ -73,6 +80,9 @@ export function recordFailure(health: ProviderHealth, kind: RpcFailureKind, now:
   }
   const excess = health.consecutiveFailures - FAILURES_BEFORE_COOLDOWN;
   if (excess >= 0) health.cooldownUntil = now + Math.min(MAX_COOLDOWN_MS, BASE_COOLDOWN_MS * 2 ** excess);
+  if (retryAfterMs !== undefined && retryAfterMs > 0) {
+    health.cooldownUntil = Math.max(health.cooldownUntil, now + Math.min(retryAfterMs, MAX_COOLDOWN_MS));
+  }
 }
 
 /**

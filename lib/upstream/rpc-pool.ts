@@ -176,8 +176,8 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
 
     return new Promise<RpcAnswer<T>>((resolve, reject) => {
       const fail = (provider: RpcProvider, error: unknown) => {
-        const { kind, code } = classifyRpcError(error);
-        recordFailure(getProviderHealth(health, provider.key), kind, deps.now());
+        const { kind, code, retryAfterMs } = classifyRpcError(error);
+        recordFailure(getProviderHealth(health, provider.key), kind, deps.now(), retryAfterMs);
         failures.push(
           code === undefined ? { provider: provider.label, kind } : { provider: provider.label, kind, code },
         );

@@ -309,8 +309,28 @@ describe('the chain id, asked again', () => {
   beforeAll(async () => {
     clocked = await startUpstreams({ now: () => clock });
   });
+  afterEach(async () => {
+    await clocked.reset();
+  });
   afterAll(async () => {
     await clocked?.close();
+  });
+
+  it('leaves a rate-limited provider alone for as long as its Retry-After says (at most 5 minutes)', async () => {
+    const deps = createTestDeps(clocked.env, { now: () => clock });
+    const primary = clocked.mainnet[0]!;
+    const source = async () => {
+      forgetReadings(deps);
+      return ((await (await createApp(deps).request('/api/gas')).json()) as { source: string }).source;
+    };
+    await primary.fault('http-429', { retryAfter: 120, times: 1 });
+    expect(await source()).toBe(labelOf(1));
+    const asked = primary.requests.total;
+    clock += 60_000;
+    expect(await source()).toBe(labelOf(1));
+    expect(primary.requests.total).toBe(asked);
+    clock += 61_000;
+    expect(await source()).toBe(labelOf(0));
   });
 
   it('asks a provider that refused a batch singly for 10 minutes, then with a batch again', async () => {
