@@ -103,6 +103,11 @@ export const DashboardResponseSchema = EnvelopeSchema.extend({
     description: 'The last 24 hours in hourly buckets, oldest first; empty when the store is unreachable.',
   }),
   lastUpdated: z.string().datetime(),
+  usingFallbackData: z.boolean().openapi({
+    description:
+      'As in /api/gas-predictions: true when less than 7 days of stored history exist (or the store is ' +
+      'unreachable) and the built-in hour-of-week profile stood in, so the decision is a rough estimate.',
+  }),
 }).openapi('DashboardResponse');
 
 export type GasPredictionsBody = BodyOf<typeof GasPredictionsResponseSchema>;
@@ -133,5 +138,6 @@ export function toDashboardBody(d: Dashboard): DashboardBody {
     predictions: d.predictions,
     compactHistory: d.compactHistory,
     lastUpdated: d.lastUpdated,
+    usingFallbackData: d.usingFallbackData,
   };
 }

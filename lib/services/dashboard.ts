@@ -13,6 +13,8 @@ export interface Dashboard {
   predictions: Prediction[];
   compactHistory: { timestamp: string; gasPrice: number }[];
   lastUpdated: string;
+  /** The forecast's own flag: the built-in profile stood in for under 7 days of stored history. */
+  usingFallbackData: boolean;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function getDashboard(deps: AppDeps): Promise<Dashboard> {
     // The 24-hour forecast's own history: the same hours the predictions were anchored on.
     compactHistory: forecast.historical,
     lastUpdated: forecast.lastUpdated,
+    usingFallbackData: forecast.usingFallbackData,
   };
   Object.assign(last, { forecast, price, dashboard });
   return dashboard;

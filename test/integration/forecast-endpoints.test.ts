@@ -131,6 +131,8 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     expect(body.predictions).toEqual(predictions.predictions);
     expect(body.nextBestWindow).toEqual(predictions.nextBestTime);
     expect(body.decision).toEqual(predictions.decision);
+    expect(body.usingFallbackData).toBe(false);
+    expect(predictions.usingFallbackData).toBe(false);
   });
 
   it('serves the dashboard with an empty compact history when the store is unreachable', async () => {
@@ -139,6 +141,23 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     const body = DashboardResponseSchema.parse(await res.json());
     expect(body.compactHistory).toEqual([]);
     expect(body.predictions).toHaveLength(24);
+    // The built-in profile stood in, as gas-predictions says: a client of the dashboard is told too.
+    expect(body.usingFallbackData).toBe(true);
+  });
+
+  it("documents the dashboard's usingFallbackData in /openapi.json as a required boolean", async () => {
+    const doc = (await (await appWith(seeded.withDb).request('/openapi.json')).json()) as {
+      components: {
+        schemas: Record<
+          string,
+          { properties: Record<string, { type: string; description?: string }>; required: string[] }
+        >;
+      };
+    };
+    const dashboard = doc.components.schemas.DashboardResponse!;
+    expect(dashboard.properties.usingFallbackData?.type).toBe('boolean');
+    expect(dashboard.properties.usingFallbackData?.description).toMatch(/7 days/);
+    expect(dashboard.required).toContain('usingFallbackData');
   });
 
   it('forecasts from the stored history at the first refresh after the store comes back', async () => {
