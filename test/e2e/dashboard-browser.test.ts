@@ -644,6 +644,13 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(await page.locator('#chart svg polyline.forecast').count()).toBe(1);
     expect(await dataValue(page, '[data-tier="low"] .gwei')).toBe(api['/api/gas']!.low);
     expect(await dataValue(page, '#price')).toBe(api['/api/eth-price']!.usd);
+    // The forecast stood on the built-in profile: the advice says it is a rough estimate, with no likelihood.
+    expect(api['/api/dashboard']!.usingFallbackData).toBe(true);
+    const advice = await page.locator('#decision').textContent();
+    expect(advice).toMatch(
+      /A rough estimate from a typical week's pattern, not this chain's stored history$/,
+    );
+    expect(advice).not.toMatch(/likely/);
     // The failed requests are the store's 503s (history, and accuracy once it exists), answered and shown.
     expect(
       problemsOf(watched, [

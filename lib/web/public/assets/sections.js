@@ -15,23 +15,28 @@ export function costUsd(feeGwei, gasUnits, ethUsd) {
 /**
  * The decision in plain words (SPEC decision 1 fields). `savedUsd` is what waiting saves on a transfer
  * (null without a price): at sub-gwei fees a 30 % saving can be a fraction of a cent, and a person
- * should see that beside the percentage.
+ * should see that beside the percentage. `rough` (the API's `usingFallbackData`): the forecast came
+ * from the built-in weekly profile, not stored history, so the advice says so and states no likelihood.
  */
-export function decisionText(decision, gas, savedUsd = null, cheaperAhead = false) {
+export function decisionText(decision, gas, savedUsd = null, cheaperAhead = false, rough = false) {
+  const estimate = ". A rough estimate from a typical week's pattern, not this chain's stored history";
   if (decision.recommendation === 'wait') {
     const minutes = decision.nextBestEtaMinutes;
     const when = minutes < 60 ? `about ${Math.max(1, minutes)} min` : `about ${Math.round(minutes / 60)} h`;
     // A forecast is never certain: "100 % likely" would overstate a rounded 0.998.
     const likely = Math.min(99, Math.round(decision.confidence * 100));
     const worth = savedUsd === null ? '' : ` (about ${usd(savedUsd)} on a transfer)`;
-    return `Wait ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees${worth}, ${likely} % likely`;
+    const lower = `Wait ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees${worth}`;
+    return rough ? `${lower}${estimate}` : `${lower}, ${likely} % likely`;
   }
   const percentile = gas?.baseFeePercentile7d;
+  // Ranked among stored readings, not forecast: no estimate to qualify.
   if (typeof percentile === 'number' && percentile <= 25) return 'Send now: fees are near their weekly low';
   // A cheaper hour may well be forecast; the advice is that waiting for it does not pay.
-  return cheaperAhead
+  const advice = cheaperAhead
     ? 'Send now: waiting is not expected to pay off in the next 24 h'
     : 'Send now: no cheaper hour is expected in the next 24 h';
+  return rough ? `${advice}${estimate}` : advice;
 }
 
 /** Decision box: the sentence, and a detail line naming the cheapest hour ahead. */
@@ -51,7 +56,7 @@ export function renderDecision(el, detail, dashboard, gas) {
   const cheapest = dashboard.nextBestWindow;
   // The rank of the same reading the decision was made from (the dashboard's), else /api/gas's.
   const ranked = typeof dashboard.currentGas?.baseFeePercentile7d === 'number' ? dashboard.currentGas : gas;
-  const text = decisionText(d, ranked, saved, Boolean(cheapest));
+  const text = decisionText(d, ranked, saved, Boolean(cheapest), dashboard.usingFallbackData === true);
   if (el.textContent !== text) el.textContent = text;
   if (d.recommendation === 'wait') {
     // The hour waited for and its expected price (sudden jumps and past errors priced in), which can
