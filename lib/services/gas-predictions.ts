@@ -79,7 +79,7 @@ export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Pr
 }
 
 /** The cache key of a horizon's forecast. */
-function gasPredictionsCacheKey(timeframe: ForecastHorizon): string {
+export function gasPredictionsCacheKey(timeframe: ForecastHorizon): string {
   return `gas-predictions:${timeframe}`;
 }
 

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { type NodeHost, startNodeHost } from '../../lib/node/host';
 import { CURRENT_GAS_LAST_GOOD_KEY } from '../../lib/services/current-gas';
+import { gasPredictionsCacheKey } from '../../lib/services/gas-predictions';
 import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
 import type { WithDb } from '../../lib/store/database';
 import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
@@ -510,9 +511,20 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     await sharedReadsSettled(host.deps);
     host.deps.cache.delete(L2_GAS_CACHE_KEY);
     requireFreshReading(host.deps, 'l2-gas:arbitrum');
+    // The advice is made again, from the last good reading now served (its 30 s count on the server's clock).
+    host.deps.cache.delete(gasPredictionsCacheKey('24h'));
     const l2Refreshed = page.waitForResponse((res) => res.url() === `${base}/api/l2-gas`);
+    const advised = page.waitForResponse((res) => res.url() === `${base}/api/dashboard`);
     await page.clock.fastForward(30_000);
     const l2 = await bodyOf(await l2Refreshed);
+    expect((await bodyOf(await advised)).currentGas.source).toMatch(/^stale:/);
+    // Every answer was a 200, but not a live one: the status line and the advice say so.
+    await page.waitForFunction(() =>
+      /^Showing last good figures from /.test(document.querySelector('#status')?.textContent ?? ''),
+    );
+    expect(await page.locator('#decision-detail').textContent()).toMatch(
+      / Showing last good figures from .+: the live gas sources are failing\.$/,
+    );
     expect(l2.networks[0].feeNote).toMatch(/^Live providers did not answer/);
     await page.waitForFunction(
       () => document.querySelector('#l2-state')?.textContent === 'Some networks stale',
@@ -526,6 +538,24 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     requireFreshReading(host.deps, CURRENT_GAS_LAST_GOOD_KEY);
     requireFreshReading(host.deps, 'l2-gas:arbitrum');
     host.deps.cache.delete(L2_GAS_CACHE_KEY);
+    host.deps.cache.delete(gasPredictionsCacheKey('24h'));
+  });
+
+  it('says the status is not live when the price served is a last good one', async () => {
+    const watched = await browser.open(DESKTOP);
+    const { page } = watched;
+    // The API's answer when every price source fails and a last good value exists (SPEC section 3).
+    await page.route(`${base}/api/eth-price`, async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({
+        response: res,
+        json: { ...(await res.json()), source: 'stale-error', staleAgeMs: 42_000 },
+      });
+    });
+    await openDashboard(watched, base);
+    expect(await page.locator('#price-state').textContent()).toMatch(/^Stale: last good price/);
+    expect(await page.locator('#status').textContent()).toMatch(/^Showing last good figures from /);
+    expect(problemsOf(watched)).toEqual([]);
   });
 
   it('keeps the last good figures for 5 minutes when refreshes fail to reach the API, then says so', async () => {

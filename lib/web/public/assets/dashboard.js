@@ -127,6 +127,28 @@ function markFailedRefresh(state, key, what = 'figures') {
   else if (slot.status === 0) badge(state, 'unavailable', 'Unavailable: the API cannot be reached');
 }
 
+/**
+ * Feeds whose answer is a last good reading the API served because its live sources fail (a 200, so
+ * no refresh failed): mainnet gas `stale:<label>`, the price `stale-*`.
+ */
+const STALE_LABELS = {
+  dashboard: (body) => body.currentGas?.source?.startsWith('stale:'),
+  gas: (body) => body.source?.startsWith('stale:'),
+  price: (body) => body.source?.startsWith('stale-'),
+};
+
+/** Whether a feed's shown figures are a last good reading the API served as such. */
+function servedStale(key) {
+  const data = current(key);
+  return Boolean(data && STALE_LABELS[key]?.(data));
+}
+
+/** The time of the oldest last good reading shown (in this browser's clock), or null when none is. */
+function staleSince() {
+  const times = Object.keys(STALE_LABELS).filter(servedStale).map(dataTime);
+  return times.length > 0 ? Math.min(...times) : null;
+}
+
 function render() {
   const dashboard = current('dashboard');
   const gas = current('gas');
@@ -137,6 +159,9 @@ function render() {
   if (feeds.dashboard.error && dashboard) {
     $('decision-detail').textContent +=
       ` Advice from ${clockSeconds(dataTime('dashboard'))}: its refresh failed.`;
+  } else if (servedStale('dashboard')) {
+    $('decision-detail').textContent +=
+      ` Showing last good figures from ${clockSeconds(dataTime('dashboard'))}: the live gas sources are failing.`;
   }
   renderGas($('tiers'), $('gas-facts'), $('gas-state'), gas, ethUsd, Date.now());
   markFailedRefresh($('gas-state'), 'gas');
@@ -184,11 +209,20 @@ function renderHistoryChart(dashboard, gas) {
 
 function renderStatus(dashboard) {
   const failing = FEEDS.filter((f) => f.key !== 'accuracy' && feeds[f.key].error).length;
+  const since = staleSince();
+  const from = since === null ? '' : clockSeconds(since);
   const updated = dashboard ? `updated ${clockSeconds(dashboard.lastUpdated)}` : 'waiting for data';
-  $('status').textContent =
-    failing > 0
-      ? `Some figures could not be refreshed; the rest are live (${updated}). Retrying shortly.`
-      : `Live: ${updated}, refreshes every ${feeds.dashboard.every} s without reloading.`;
+  const every = `refreshes every ${feeds.dashboard.every} s without reloading`;
+  let text;
+  if (failing > 0 && since !== null)
+    text = `Some figures could not be refreshed, and live sources are failing: showing last good figures from ${from}. Retrying shortly.`;
+  else if (failing > 0)
+    text = `Some figures could not be refreshed; the rest are live (${updated}). Retrying shortly.`;
+  // Every answer came (200), but some are last good readings the API kept: not live.
+  else if (since !== null)
+    text = `Showing last good figures from ${from}: live sources are failing; ${every}.`;
+  else text = `Live: ${updated}, ${every}.`;
+  $('status').textContent = text;
   $('citation').textContent = dashboard?.citation ?? '';
 }
 
