@@ -620,6 +620,28 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     await page.unroute(`${base}/api/gas`);
   });
 
+  it("gives a stale reading's age by the server's clock in a browser whose clock runs 10 minutes fast", async () => {
+    const watched = await browser.open(DESKTOP);
+    const { page } = watched;
+    await page.clock.install({ time: Date.now() + 10 * 60_000 });
+    // The API's answer when every mainnet source fails: the last good reading, its updatedAt unchanged.
+    await page.route(`${base}/api/gas`, async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as Json;
+      await route.fulfill({ response: res, json: { ...body, source: `stale:${body.source}` } });
+    });
+    const api = await openDashboard(watched, base);
+    const served = Date.parse(api['/api/gas']!.updatedAt);
+    const badge = (await page.locator('#gas-state').textContent()) ?? '';
+    expect(badge).toMatch(/^Stale: last good reading from .+ \(\d+ s old\); live sources are failing$/);
+    // Its age when the page drew it, at most the time since the reading by this machine's clock.
+    const seconds = Number(/\((\d+) s old\)/.exec(badge)?.[1]);
+    expect(seconds).toBeLessThanOrEqual(Math.ceil((Date.now() - served) / 1000) + 1);
+    expect(problemsOf(watched)).toEqual([]);
+    await saveScreenshot(page, 'dashboard-stale-fast-clock');
+    await page.unroute(`${base}/api/gas`);
+  });
+
   it('says the price is unavailable when no price source answers, and shows the rest', async () => {
     await Promise.all([up.coingecko.fault('refuse'), up.coinbase.fault('refuse'), up.kraken.fault('refuse')]);
     const cold = await startHost(engine.withDb);

@@ -163,7 +163,7 @@ function render() {
     $('decision-detail').textContent +=
       ` Showing last good figures from ${clockSeconds(dataTime('dashboard'))}: the live gas sources are failing.`;
   }
-  renderGas($('tiers'), $('gas-facts'), $('gas-state'), gas, ethUsd, Date.now());
+  renderGas($('tiers'), $('gas-facts'), $('gas-state'), gas, ethUsd, dataTime('gas'));
   markFailedRefresh($('gas-state'), 'gas');
   renderL2($('l2-table').tBodies[0], $('l2-state'), current('l2'));
   markFailedRefresh($('l2-state'), 'l2');

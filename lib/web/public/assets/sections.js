@@ -75,8 +75,11 @@ export function renderDecision(el, detail, dashboard, gas) {
   }
 }
 
-/** The three tier cards and the facts line under them. */
-export function renderGas(list, facts, state, gas, ethUsd, fetchedAt) {
+/**
+ * The three tier cards and the facts line under them. `dataAt`: when the reading was taken, in this
+ * browser's clock (its age by the server's clock), so a browser clock set wrong does not age it.
+ */
+export function renderGas(list, facts, state, gas, ethUsd, dataAt) {
   for (const li of list.children) {
     const tier = li.dataset.tier;
     const [name, role] = TIER_NAMES[tier];
@@ -137,11 +140,11 @@ export function renderGas(list, facts, state, gas, ethUsd, fetchedAt) {
   facts.replaceChildren(...items);
   if (!gas) return badge(state, 'unavailable', 'Unavailable: no live or recent reading');
   if (gas.source.startsWith('stale:')) {
-    const old = age(fetchedAt - Date.parse(gas.updatedAt));
+    const old = age(Date.now() - dataAt);
     return badge(
       state,
       'stale',
-      `Stale: last good reading from ${clockSeconds(gas.updatedAt)} (${old} old); live sources are failing`,
+      `Stale: last good reading from ${clockSeconds(dataAt)} (${old} old); live sources are failing`,
     );
   }
   badge(state, 'info', `Block ${gas.blockNumber.toLocaleString('en-US')} · ${clockSeconds(gas.updatedAt)}`);
