@@ -7,6 +7,24 @@ import { startUpstreams, type Upstreams } from '../upstreams';
 // In-page code runs in the browser; this Node-typed project has no DOM types.
 declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
 
+/**
+ * In-page: each Swagger method badge and version pill, its text and the WCAG contrast ratio of its text
+ * colour against its own background colour.
+ */
+const CONTRAST_SCRIPT = `(() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number).slice(0, 3);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const text = (el) => el.querySelector('pre') || el;
+  return [...document.querySelectorAll('.opblock-summary-method, .info .title small')].map((el) => {
+    const fg = lum(rgb(getComputedStyle(text(el)).color));
+    const bg = lum(rgb(getComputedStyle(el).backgroundColor));
+    return { text: el.textContent.trim(), ratio: (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05) };
+  });
+})()`;
+
 describe('GET /docs in a real browser (Node host, simulated upstreams)', () => {
   let up: Upstreams;
   let host: NodeHost;
@@ -99,6 +117,20 @@ describe('GET /docs in a real browser (Node host, simulated upstreams)', () => {
     expect(result.tools.length).toBe(8);
     for (const tool of result.tools) expect(intro).toContain(tool.name);
     expect(watched.problems).toEqual([]);
+  });
+
+  it('draws every method badge and version pill at AA contrast (4.5:1) for its white text', async () => {
+    const watched = await browser.open({ width: 1280, height: 900 });
+    const { page } = watched;
+    await page.goto(`${base}/docs`);
+    await page.locator('.opblock').first().waitFor();
+    await page.locator('.info .title small').first().waitFor();
+    const badges = (await page.evaluate(CONTRAST_SCRIPT)) as { text: string; ratio: number }[];
+    const methods = new Set(badges.map((b) => b.text));
+    expect(methods).toContain('GET');
+    expect(methods).toContain('POST');
+    for (const badge of badges) expect(badge.ratio, `${badge.text} badge`).toBeGreaterThanOrEqual(4.5);
+    await saveScreenshot(page, 'docs-method-badges');
   });
 
   it('fits a phone with an operation open: the responses table scrolls inside its card', async () => {
