@@ -306,9 +306,9 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
         21_000e-9 *
         dashboard.ethPrice.usd;
       const dollars =
-        saved >= 1
+        Number(saved.toPrecision(2)) >= 1
           ? saved.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
-          : Number(saved.toPrecision(2)).toLocaleString('en-US', { maximumFractionDigits: 12 });
+          : saved.toLocaleString('en-US', { minimumSignificantDigits: 2, maximumSignificantDigits: 2 });
       expect(await watched.page.locator('#decision').textContent()).toBe(
         `Wait about ${when} for ~${Math.round(decision.expectedSavingsPct)} % lower fees ` +
           `(about $${dollars} on a transfer), ${Math.min(99, Math.round(decision.confidence * 100))} % likely`,

@@ -35,14 +35,17 @@ export function gwei(value) {
   return Number(value.toPrecision(4)).toLocaleString('en-US', { maximumFractionDigits: 9 });
 }
 
-/** US dollars: cents from $1 up, two significant digits below (a Layer 2 transfer costs fractions of a cent). */
+/**
+ * US dollars: cents from $1 up, two significant digits below, a trailing zero kept ("$0.50",
+ * "$0.00020"; a Layer 2 transfer costs fractions of a cent). An amount that rounds to $1 is in cents.
+ */
 export function usd(value) {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  if (Math.abs(value) >= 1) {
+  if (Math.abs(Number(value.toPrecision(2))) >= 1) {
     return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
   }
   if (value === 0) return '$0';
-  return `$${Number(value.toPrecision(2)).toLocaleString('en-US', { maximumFractionDigits: 12 })}`;
+  return `$${value.toLocaleString('en-US', { minimumSignificantDigits: 2, maximumSignificantDigits: 2 })}`;
 }
 
 /** A percentage with at most one decimal. */
