@@ -216,6 +216,11 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(await page.locator('#chart svg path.band').count()).toBe(1);
     expect(await page.locator('#forecast-table tbody tr').count()).toBe(24);
     expect(await page.locator('#chart-summary').textContent()).toMatch(/Over the last 24 h .* gwei/);
+    // The figure is named by its title alone: the summary is the SVG's name and the caption's text already,
+    // and a figure named by the whole caption made a screen reader read it a third time.
+    const title = (await page.locator('#chart-title').textContent()) ?? '';
+    expect(title).toBe('Last 24 hours and the next 24');
+    expect(await page.getByRole('figure', { name: title, exact: true }).count()).toBe(1);
     expect(await vertices('#spark svg polyline')).toBe(price.sparkline_7d.length);
 
     // The forecast-accuracy line stays hidden while its endpoint is absent or failing.
