@@ -563,6 +563,25 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(problemsOf(watched)).toEqual([]);
   });
 
+  it.each([
+    [-0.001, '0 % 24 h', 'change'],
+    [0.004, '0 % 24 h', 'change'],
+    [-0.25, '−0.25 % 24 h', 'change down'],
+  ])('shows a 24 h price change of %f as "%s"', async (change, text, className) => {
+    const watched = await browser.open(DESKTOP);
+    const { page } = watched;
+    await page.route(`${base}/api/eth-price`, async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, json: { ...(await res.json()), change_24h: change } });
+    });
+    await openDashboard(watched, base);
+    const shown = page.locator('#price .change');
+    expect(await shown.textContent()).toBe(text);
+    expect(await shown.getAttribute('class')).toBe(className);
+    expect(Number(await shown.locator('data').getAttribute('value'))).toBe(change);
+    expect(problemsOf(watched)).toEqual([]);
+  });
+
   it('keeps the last good figures for 5 minutes when refreshes fail to reach the API, then says so', async () => {
     const watched = await browser.open(DESKTOP);
     const { page } = watched;

@@ -224,14 +224,17 @@ export function renderPrice(el, state, price) {
     return badge(state, 'unavailable', 'Unavailable: no price source is answering');
   }
   const change = price.change_24h;
+  // A change that rounds to zero is shown as 0 %, without a sign ("−0 %") or a direction.
+  const shown = change === null ? 0 : Number(change.toFixed(2));
+  const direction = shown > 0 ? ' up' : shown < 0 ? ' down' : '';
   el.replaceChildren(
     num(price.usd, usd(price.usd)),
     change === null
       ? h('span', { class: 'change' }, '24 h change n/a')
       : h(
           'span',
-          { class: `change ${change >= 0 ? 'up' : 'down'}` },
-          num(change, `${change >= 0 ? '+' : '−'}${pct(Math.abs(change), 2)}`),
+          { class: `change${direction}` },
+          num(change, `${shown > 0 ? '+' : shown < 0 ? '−' : ''}${pct(Math.abs(shown), 2)}`),
           ' 24 h',
         ),
   );
