@@ -31,6 +31,7 @@ const gweiOf = (wei: bigint) => Number(wei) / 1e9;
 describe('GET /api/gas against a real EVM node (EDR)', () => {
   let edr: EdrNode;
   let nextBaseFee: bigint;
+  let latestNumber = 0;
 
   beforeAll(async () => {
     // EDR 0.22 measures reward percentiles against the block gas *limit* where geth uses gas used; with
@@ -61,12 +62,14 @@ describe('GET /api/gas against a real EVM node (EDR)', () => {
       method: 'eth_getBlockByNumber',
       params: ['latest', false],
     })) as {
+      number: string;
       baseFeePerGas: string;
       gasUsed: string;
       gasLimit: string;
       transactions: string[];
     };
     expect(latest.transactions).toHaveLength(10);
+    latestNumber = Number(latest.number);
     nextBaseFee = computeNextBaseFee(
       BigInt(latest.baseFeePerGas),
       BigInt(latest.gasUsed),
@@ -91,7 +94,7 @@ describe('GET /api/gas against a real EVM node (EDR)', () => {
       average: gweiOf(nextBaseFee + EXPECTED_TIPS.average),
       high: gweiOf(nextBaseFee + EXPECTED_TIPS.high),
       baseFee: gweiOf(nextBaseFee),
-      blockNumber: BLOCK_TIPS_DECIGWEI.length,
+      blockNumber: latestNumber,
       source: 'edr',
       tier: 'free',
     });
@@ -116,7 +119,8 @@ describe('GET /api/gas against a real EVM node (EDR)', () => {
   });
 
   it('rejects the node when the pool expects another chain id', async () => {
-    const other = await startEdrNode('l1', { chainId: 31_337 });
+    // At mainnet's height, so that only its chain id tells it apart.
+    const other = await startEdrNode('l1', { chainId: 31_337, atMainnetHeight: true });
     try {
       const deps = createTestDeps({ MAINNET_RPC_URLS: other.url, ETHERSCAN_API_URL: await closedPortUrl() });
       const res = await createApp(deps).request('/api/gas');

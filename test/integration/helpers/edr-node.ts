@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createHardhatRuntimeEnvironment } from 'hardhat/hre';
 import type { EdrNetworkUserConfig, HardhatUserConfig } from 'hardhat/types/config';
 import type { EthereumProvider } from 'hardhat/types/providers';
+import { computeMainnetHeadFloor } from '../../../lib/upstream/rpc-mainnet-gas';
 
 /** A running in-process chain (Hardhat 3's EDR) reachable over JSON-RPC HTTP like any provider. */
 export interface EdrNode {
@@ -27,17 +28,24 @@ const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..'
  */
 export async function startEdrNode(
   chainType: 'l1' | 'op',
-  options: { chainId: number } & Partial<
+  options: { chainId: number; atMainnetHeight?: boolean } & Partial<
     Pick<EdrNetworkUserConfig, 'blockGasLimit' | 'initialBaseFeePerGas' | 'hardfork'>
   >,
 ): Promise<EdrNode> {
-  const { chainId, ...extra } = options;
+  const { chainId, atMainnetHeight = chainId === 1, ...extra } = options;
   const config: HardhatUserConfig = {
     networks: { edr: { type: 'edr-simulated', chainType, chainId, ...extra } },
   };
   const hre = await createHardhatRuntimeEnvironment(config, {}, PROJECT_ROOT);
   const connection = await hre.network.connect({ network: 'edr', chainType });
   const provider = connection.provider;
+  if (atMainnetHeight) {
+    // A mainnet chain (by default, chain id 1) starts at a height mainnet can have now (the service
+    // rejects a fresh head far below it as another chain's): empty blocks at once, stamped with the
+    // chain's start time.
+    const floor = computeMainnetHeadFloor(Date.now()) ?? 0;
+    await provider.request({ method: 'hardhat_mine', params: [`0x${(floor + 10).toString(16)}`, '0x0'] });
+  }
   const requests = new Map<string, number>();
 
   const answer = async (message: unknown) => {
