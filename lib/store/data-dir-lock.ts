@@ -1,4 +1,4 @@
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The file a process holds in a PGlite data directory while it has the directory open. */
@@ -79,7 +79,9 @@ const TAKEOVER_WAIT_MS = 5_000;
  * @throws DataDirInUseError when a running process, this one included, holds it.
  */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const path = join(dataDir, DATA_DIR_LOCK_FILE);
+  // The directory's one true path: this process's own locks are known by it, whatever the spelling
+  // (relative, absolute, through a symbolic link) it is opened by.
+  const path = join(await realpath(dataDir), DATA_DIR_LOCK_FILE);
   const pid = String(process.pid);
   // Written whole first, then linked into place (which fails if the lock exists): the lock file is
   // never seen empty, so a reader never takes a half-made lock for a dead one.

@@ -106,16 +106,18 @@ export function orderCandidates<P extends { key: string }>(
 /**
  * The providers a request leaves out (cooling down), soonest cooldown end first: asked only once every
  * candidate has failed, so a provider that was merely slow is not left unasked while the others fail.
- * One on the wrong chain is a configuration fault, not a blip, and is not asked again before its time.
+ * One on the wrong chain (a configuration fault, not a blip) or rate-limited (asking sooner only
+ * spends its limit again) is not asked before its time.
  */
 export function reserveCandidates<P extends { key: string }>(
   pool: PoolHealth,
   providers: readonly P[],
   candidates: readonly P[],
 ): P[] {
-  const cooling = providers.filter(
-    (p) => !candidates.includes(p) && getProviderHealth(pool, p.key).lastFailure !== 'wrong-chain',
-  );
+  const cooling = providers.filter((p) => {
+    const { lastFailure } = getProviderHealth(pool, p.key);
+    return !candidates.includes(p) && lastFailure !== 'wrong-chain' && lastFailure !== 'rate-limited';
+  });
   return bySoonestCooldownEnd(pool, cooling);
 }
 

@@ -21,6 +21,8 @@ import {
  * provider from costing more than about a third of a second.
  */
 export const DEFAULT_HEDGE_DELAY_MS = 350;
+/** A provider asked from the reserve (cooling down) has this many hedge delays to answer. */
+const RESERVE_BUDGET_HEDGES = 2;
 
 /** One configured provider. `url` stays inside the process; only `label` is ever shown. */
 export interface RpcProvider {
@@ -198,7 +200,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
         running.clear();
         reject(new RpcPoolError(options.name, failures));
       };
-      const launch = (): boolean => {
+      const launch = (budgetMs = options.timeoutMs): boolean => {
         const provider = candidates[next];
         if (settled || !provider) return false;
         next += 1;
@@ -208,7 +210,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
         attempt(
           provider,
           controller.signal,
-          Math.min(options.timeoutMs, remaining),
+          Math.min(budgetMs, remaining),
           call,
           requestOptions.stampOf,
         ).then(
@@ -231,12 +233,14 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
             if (settled) return;
             running.delete(provider);
             fail(provider, error);
-            // An error moves on at once instead of waiting for the hedge delay; when every candidate
-            // has failed, a provider cooling down is asked before giving up.
+            // An error moves on at once instead of waiting for the hedge delay. When every candidate
+            // has failed, the providers cooling down are asked together, each for at most two hedge
+            // delays (a slow one answers within that; a hung one costs no more), before giving up.
             if (launch() || running.size > 0) return;
-            const spare = reserve.shift();
-            if (spare) candidates.push(spare);
-            if (!launch()) giveUp();
+            candidates.push(...reserve.splice(0));
+            let launched = false;
+            while (launch(RESERVE_BUDGET_HEDGES * hedgeDelayMs)) launched = true;
+            if (!launched) giveUp();
           },
         );
         clearTimeout(hedgeTimer);

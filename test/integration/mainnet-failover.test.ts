@@ -237,6 +237,38 @@ describe('GET /api/gas when the primary provider fails', () => {
     expect(body.source).toBe(labelOf(0));
   });
 
+  it('asks a hung provider from the reserve for two hedge delays, not its whole timeout', {
+    timeout: 15_000,
+  }, async () => {
+    const primary = upstreams.mainnet[0]!;
+    // A long attempt budget: a reserve given all of it would hold this request for 20 s.
+    const deps = createTestDeps({ ...upstreams.env, UPSTREAM_TIMEOUT_MS: '20000' });
+    await primary.fault('hang');
+    for (let i = 0; i < 2; i++) {
+      forgetReadings(deps);
+      expect((await getGas(deps)).body.source).toBe(labelOf(1)); // outrun twice: cooling down
+    }
+    await Promise.all([upstreams.mainnet[1]!.fault('refuse'), upstreams.mainnet[2]!.fault('http-500')]);
+    forgetReadings(deps);
+    const asked = primary.requests.total;
+    const { res, body } = await getGas(deps);
+    expect(res.status).toBe(200);
+    expect(body.source).toBe('etherscan');
+    expect(primary.requests.total).toBe(asked + 1);
+  });
+
+  it('leaves a rate-limited provider out of the reserve', async () => {
+    const primary = upstreams.mainnet[0]!;
+    await primary.fault('http-429', { retryAfter: 120, times: 1 });
+    const deps = createTestDeps(upstreams.env);
+    expect((await getGas(deps)).body.source).toBe(labelOf(1));
+    await Promise.all([upstreams.mainnet[1]!.fault('refuse'), upstreams.mainnet[2]!.fault('http-500')]);
+    forgetReadings(deps);
+    const asked = primary.requests.total;
+    expect((await getGas(deps)).body.source).toBe('etherscan');
+    expect(primary.requests.total).toBe(asked);
+  });
+
   it('rejects a fresh head numbered days behind mainnet (another chain the chain-id check has not caught yet)', async () => {
     const deps = createTestDeps(upstreams.env);
     expect((await getGas(deps)).body.source).toBe(labelOf(0));

@@ -1,9 +1,17 @@
 // One process per PGlite data directory (lib/store/data-dir-lock.ts): two PGlite instances writing to
 // one directory lose one side's committed rows, so the second is refused before it opens anything.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DATA_DIR_LOCK_FILE, DataDirInUseError, lockDataDir } from '../../lib/store/data-dir-lock';
@@ -54,6 +62,19 @@ describe('the data directory lock', () => {
     await expect(lockDataDir(dir)).rejects.toBeInstanceOf(DataDirInUseError);
     await release();
     expect(existsSync(join(dir, DATA_DIR_LOCK_FILE))).toBe(false);
+  });
+
+  it('refuses this process a second open of its directory under another spelling (relative, a symbolic link)', async () => {
+    const release = await lockDataDir(dir);
+    const alias = `${dir}-alias`;
+    symlinkSync(dir, alias);
+    try {
+      await expect(lockDataDir(alias)).rejects.toBeInstanceOf(DataDirInUseError);
+      await expect(lockDataDir(relative(process.cwd(), dir))).rejects.toBeInstanceOf(DataDirInUseError);
+    } finally {
+      rmSync(alias);
+      await release();
+    }
   });
 
   it('lets one of several processes starting together take over a stale lock, and refuses the others', async () => {
