@@ -33,6 +33,20 @@ afterAll(async () => {
   await engine?.close();
 });
 
+/** A snapshot row for `slotStart`, as another writer stored it. */
+function storedRow(slotStart: number, source: string) {
+  return {
+    slotStart,
+    readAt: slotStart + 1_000,
+    blockNumber: null,
+    baseFeeGwei: null,
+    lowGwei: 1,
+    averageGwei: 2,
+    highGwei: 3,
+    source,
+  };
+}
+
 function newDeps(): TestDeps {
   return createTestDeps({ ...up.env, UPSTREAM_TIMEOUT_MS: '1000' }, { withDb: engine.withDb, now: () => t0 });
 }
@@ -113,16 +127,7 @@ describe('mainnet backfill from eth_feeHistory', () => {
     await engine.withDb((db) =>
       insertMainnetSnapshots(
         db,
-        kept.map((slotStart) => ({
-          slotStart,
-          readAt: slotStart + 1_000,
-          blockNumber: null,
-          baseFeeGwei: null,
-          lowGwei: 1,
-          averageGwei: 2,
-          highGwei: 3,
-          source: 'live-provider',
-        })),
+        kept.map((slotStart) => storedRow(slotStart, 'live-provider')),
       ),
     );
     const summary = await backfill(newDeps(), { days: 1 });
@@ -244,16 +249,7 @@ describe('the window of a full-retention backfill', () => {
         insertMainnetSnapshots(
           db,
           // The oldest slots are the ones a pruning reaches.
-          slots.slice(0, 3).map((slotStart) => ({
-            slotStart,
-            readAt: slotStart + 1_000,
-            blockNumber: null,
-            baseFeeGwei: null,
-            lowGwei: 1,
-            averageGwei: 2,
-            highGwei: 3,
-            source: 'backfill:test',
-          })),
+          slots.slice(0, 3).map((slotStart) => storedRow(slotStart, 'backfill:test')),
         ),
       );
       expect(await engine.withDb((db) => pruneHistory(db, nowMs))).toEqual({ mainnet: 0, l2: 0 });

@@ -41,6 +41,13 @@ async function getGas(deps: TestDeps) {
   return { res, body: JSON.parse(text) as Record<string, unknown> };
 }
 
+/** Whether an attempt of the provider labelled `label` was logged as failing with `kind`. */
+function loggedFailure(deps: TestDeps, label: string, kind: string): boolean {
+  return deps.logs.some(
+    (line) => line.includes(`"provider":"${label}"`) && line.includes(`"kind":"${kind}"`),
+  );
+}
+
 beforeAll(async () => {
   upstreams = await startUpstreams();
 });
@@ -122,11 +129,7 @@ describe('GET /api/gas when the primary provider fails', () => {
     expect(body.source).toBe(labelOf(1));
     expect(body.low as number).toBeLessThanOrEqual(body.average as number);
     expect(body.average as number).toBeLessThanOrEqual(body.high as number);
-    expect(
-      deps.logs.some(
-        (line) => line.includes(`"provider":"${labelOf(0)}"`) && line.includes(`"kind":"${kind}"`),
-      ),
-    ).toBe(true);
+    expect(loggedFailure(deps, labelOf(0), kind)).toBe(true);
   });
 
   it('rejects a provider lagging the best block seen by more than three blocks', async () => {
@@ -195,11 +198,7 @@ describe('GET /api/gas when the primary provider fails', () => {
     const deps = createTestDeps(upstreams.env);
     const { body } = await getGas(deps);
     expect(body.source).toBe(labelOf(1));
-    expect(
-      deps.logs.some(
-        (line) => line.includes(`"provider":"${labelOf(0)}"`) && line.includes('"kind":"absurd"'),
-      ),
-    ).toBe(true);
+    expect(loggedFailure(deps, labelOf(0), 'absurd')).toBe(true);
     upstreams.mainnet[0]?.setHead(undefined);
     forgetReadings(deps);
     expect((await getGas(deps)).body.source).toBe(labelOf(0));
@@ -277,11 +276,7 @@ describe('GET /api/gas when the primary provider fails', () => {
     forgetReadings(deps);
     const { body } = await getGas(deps);
     expect(body.source).toBe(labelOf(1));
-    expect(
-      deps.logs.some(
-        (line) => line.includes(`"provider":"${labelOf(0)}"`) && line.includes('"kind":"absurd"'),
-      ),
-    ).toBe(true);
+    expect(loggedFailure(deps, labelOf(0), 'absurd')).toBe(true);
   });
 
   it.each(['null-answer', 'empty-answer'] as const)(
@@ -397,10 +392,6 @@ describe('the chain id, asked again', () => {
     forgetReadings(deps);
     expect((await gas()).source).toBe(labelOf(1));
     expect(primary?.requests.byMethod.eth_chainId).toBe(2);
-    expect(
-      deps.logs.some(
-        (line) => line.includes(`"provider":"${labelOf(0)}"`) && line.includes('"kind":"wrong-chain"'),
-      ),
-    ).toBe(true);
+    expect(loggedFailure(deps, labelOf(0), 'wrong-chain')).toBe(true);
   });
 });
