@@ -145,19 +145,25 @@ async function loadL2Gas(
     updatedAt: readAts.length > 0 ? Math.min(...readAts) : now,
     networks: presented.map((p) => p.reading),
     snapshots: presented.map(toSnapshot),
-    degraded: presented.some(
-      (p) => p.status !== 'live' || p.l1FeeMissing || p.reading.executionGasCostUsd === null,
-    ),
+    // A last good price (`stale-*`) degrades the answer too: its USD figures are read again sooner.
+    degraded:
+      prices.stale ||
+      presented.some((p) => p.status !== 'live' || p.l1FeeMissing || p.reading.executionGasCostUsd === null),
   };
 }
 
-async function readPrices(deps: AppDeps, networks: readonly L2Network[]): Promise<TokenPrices> {
+/** The token prices, and whether either is a last good value rather than a live or cached one. */
+async function readPrices(
+  deps: AppDeps,
+  networks: readonly L2Network[],
+): Promise<TokenPrices & { stale: boolean }> {
   const needsPol = networks.some((n) => n.nativeToken === 'POL');
   const [eth, pol] = await Promise.all([
     getTokenPrice(deps, 'ETH'),
     needsPol ? getTokenPrice(deps, 'POL') : Promise.resolve(null),
   ]);
-  return { ETH: eth.usd, POL: pol?.usd ?? null };
+  const stale = [eth, pol].some((price) => price?.source.startsWith('stale-') ?? false);
+  return { ETH: eth.usd, POL: pol?.usd ?? null, stale };
 }
 
 /** A network as a shared data kind: its gas price, fee suggestion (and OP Stack L1 fee, Arbitrum L1 gas) from its providers. */

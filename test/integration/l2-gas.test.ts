@@ -246,6 +246,20 @@ describe('GET /api/l2-gas', () => {
     expect(gasPriceCalls()).toBe(1);
   });
 
+  it('assembles the answer again after 15 s while its USD figures stand on a last good price', async () => {
+    setKnownState(up);
+    const { get } = instance();
+    expect(item((await get()).body, 'optimism').nativeUsd).not.toBeNull();
+    await Promise.all([up.coingecko, up.coinbase, up.kraken].map((sim) => sim.fault('http-500')));
+    // Past the answer's 60 s: the networks are read again, the price is its last good value (stale-*).
+    clock += 61_000;
+    expect(item((await get()).body, 'optimism').nativeUsd).not.toBeNull();
+    const asked = up.coingecko.requests.total;
+    clock += 16_000;
+    await get();
+    expect(up.coingecko.requests.total).toBeGreaterThan(asked);
+  });
+
   it('serves a network from its last good reading for 5 minutes after its providers fail, then null numbers', async () => {
     setKnownState(up);
     const { get } = instance();
