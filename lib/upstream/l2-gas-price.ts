@@ -1,12 +1,13 @@
 import { getBlock, getGasPrice } from 'viem/actions';
 import { settleWithin } from '../async';
-import type { AppDeps } from '../deps';
+import { type AppDeps, getState } from '../deps';
 import { isSaneGasPriceGwei, type L2Network } from '../l2/networks';
 import { weiToGwei } from '../units';
 import { readArbitrumL1GasUnits } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
-import { createRpcPool, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
+import { createPoolHealth, readyProviders } from './rpc-health';
+import { createRpcPool, getPoolStateKey, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
 
 /**
  * Providers may trail the best head seen by this much block time before their answers are refused
@@ -80,9 +81,12 @@ export async function readL2Network(
     ...overrides,
   };
   const pool = createRpcPool(deps, options);
-  const answer = await pool.request((client, _, single) => readSample(client, single, network), {
-    stampOf: (sample) => ({ blockNumber: sample.head.number, timestamp: sample.head.timestamp }),
-  });
+  const answer = await pool.request(
+    (client, _, single, answered) => readSample(client, single, network, answered),
+    {
+      stampOf: (sample) => ({ blockNumber: sample.head.number, timestamp: sample.head.timestamp }),
+    },
+  );
   const { gasPriceWei, l1, head, baseFeeWei, tip, l1Gas } = answer.value;
   for (const [part, settled] of [
     ['priority fee', tip],
@@ -109,7 +113,11 @@ export async function readL2Network(
   if (!l1 || 'value' in l1) return reading;
 
   deps.log.warn('l1 fee read failed', { network: network.id, provider: answer.provider, kind: l1.failure });
-  const others = pool.providers.filter((p) => p.label !== answer.provider);
+  // Only those the network's pool would ask now: not one it holds back (rate-limited, failing).
+  const poolHealth = getState(deps, getPoolStateKey(options.name, options.chainId), createPoolHealth);
+  const others = readyProviders(poolHealth, pool.providers, deps.now()).filter(
+    (p) => p.label !== answer.provider,
+  );
   const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt));
   if (others.length === 0 || leftMs < 200) return { ...reading, l1FeeFailure: l1.failure };
   try {
@@ -134,7 +142,12 @@ export async function readL2Network(
  * (the L1 fee, the NodeInterface) each as their own request on `single`, so a slow contract call
  * cannot hold the gas price.
  */
-async function readSample(client: RpcClient, single: RpcClient, network: L2Network): Promise<Sample> {
+async function readSample(
+  client: RpcClient,
+  single: RpcClient,
+  network: L2Network,
+  answered: () => void,
+): Promise<Sample> {
   const call = rpcCall(client);
   const contract = rpcCall(single);
   const l1 = network.hasL1DataFee ? settle(readL1FeeWei(contract, network.chainId)) : null;
@@ -155,9 +168,11 @@ async function readSample(client: RpcClient, single: RpcClient, network: L2Netwo
   const baseFeeWei = typeof block.baseFeePerGas === 'bigint' ? block.baseFeePerGas : null;
   if (baseFeeWei !== null && weiToGwei(baseFeeWei) > max)
     throw new RpcAttemptError('absurd', 'base fee out of range');
-  // The extra reads never reject; past the grace they count as timed out, like the L1 fee.
+  // The gas price is in and sane: the pool does not hedge this provider for the optional reads, whose
+  // wait is bounded below. The extra reads never reject; past the grace they count as timed out.
   const grace = <T>(settled: Promise<Settled<T>> | null) =>
     settled && settleWithin(settled, L1_FEE_GRACE_MS).catch(() => ({ failure: 'timeout' as const }));
+  answered();
   const [l1Settled, tipSettled, l1GasSettled] = await Promise.all([grace(l1), grace(tip), grace(l1Gas)]);
   if (tipSettled && 'value' in tipSettled && weiToGwei(tipSettled.value) > max) {
     throw new RpcAttemptError('absurd', 'priority fee out of range');

@@ -95,12 +95,21 @@ export function orderCandidates<P extends { key: string }>(
   providers: readonly P[],
   now: number,
 ): P[] {
-  const ready = providers.filter(
-    (p) => !stillWaiting(getProviderHealth(pool, p.key).cooldownUntil, now, MAX_COOLDOWN_MS),
-  );
+  const ready = readyProviders(pool, providers, now);
   if (ready.length > 0 || providers.length === 0) return ready;
   const soonest = bySoonestCooldownEnd(pool, providers)[0];
   return soonest ? [soonest] : [];
+}
+
+/** The providers not cooling down, in configured priority order. */
+export function readyProviders<P extends { key: string }>(
+  pool: PoolHealth,
+  providers: readonly P[],
+  now: number,
+): P[] {
+  return providers.filter(
+    (p) => !stillWaiting(getProviderHealth(pool, p.key).cooldownUntil, now, MAX_COOLDOWN_MS),
+  );
 }
 
 /**

@@ -66,9 +66,16 @@ export function rpcCall(client: RpcClient) {
 /**
  * One attempt's work on one provider. `client` batches the calls made in the same tick when the pool
  * batches; `single` sends each call as its own request, for a call that must not hold the others (a
- * contract call that may hang), and is `client` itself when the pool does not batch.
+ * contract call that may hang), and is `client` itself when the pool does not batch. `answered` tells
+ * the pool that the answer's required part is in and only optional reads (bounded by the call) are
+ * left: the provider is then not hedged for them, nor struck as outrun by a provider asked meanwhile.
  */
-export type RpcCallFn<T> = (client: RpcClient, provider: RpcProvider, single: RpcClient) => Promise<T>;
+export type RpcCallFn<T> = (
+  client: RpcClient,
+  provider: RpcProvider,
+  single: RpcClient,
+  answered: () => void,
+) => Promise<T>;
 
 /** A validated answer and the label of the provider that gave it. */
 export interface RpcAnswer<T> {
@@ -115,6 +122,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     timeoutMs: number,
     call: RpcCallFn<T>,
     stampOf: ((value: T) => BlockStamp) | undefined,
+    answered: () => void,
   ): Promise<T> {
     const providerHealth = getProviderHealth(health, provider.key);
     const clientFor = (batch: boolean) =>
@@ -141,7 +149,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
       providerHealth.chainVerifiedAt = deps.now();
     };
     const run = async (client: RpcClient, single: RpcClient) =>
-      (await Promise.all([checkChain(client), call(client, provider, single)]))[1];
+      (await Promise.all([checkChain(client), call(client, provider, single, answered)]))[1];
     const refusedAt = providerHealth.batchRefusedAt;
     // A provider that refused a batch is asked singly, and tried with batches again now and then.
     const batch =
@@ -171,6 +179,8 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     const reserve = reserveCandidates(health, providers, candidates);
     const failures: RpcFailure[] = [];
     const running = new Map<RpcProvider, AbortController>();
+    /** Providers whose attempt has its required answer in (see RpcCallFn's `answered`). */
+    const answeredParts = new Set<RpcProvider>();
     let next = 0;
     let settled = false;
     let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -207,12 +217,18 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
         const controller = new AbortController();
         running.set(provider, controller);
         const remaining = Math.max(1, deadlineMs - (deps.now() - startedAt));
+        // Its required part is in: no hedge for its optional reads (unless a later one is already due).
+        const answered = () => {
+          answeredParts.add(provider);
+          if (!settled && candidates[next - 1] === provider) clearTimeout(hedgeTimer);
+        };
         attempt(
           provider,
           controller.signal,
           Math.min(budgetMs, remaining),
           call,
           requestOptions.stampOf,
+          answered,
         ).then(
           (value) => {
             if (settled) return;
@@ -223,7 +239,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
             // Providers asked earlier that still have not answered were outrun: a strike towards cooldown.
             for (const [other, otherController] of running) {
               otherController.abort();
-              if (candidates.indexOf(other) < candidates.indexOf(provider))
+              if (candidates.indexOf(other) < candidates.indexOf(provider) && !answeredParts.has(other))
                 fail(other, new RpcAttemptError('outrun', 'slower than a later provider'));
             }
             running.clear();

@@ -245,6 +245,39 @@ describe('GET /api/l2-gas when one L2 provider fails', () => {
   });
 });
 
+describe('GET /api/l2-gas when an OP Stack oracle call is slow or fails', () => {
+  it('does not hedge or strike a first provider whose gas price is in while its oracle call is slow', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.optimism;
+    // Slower than the 350 ms hedge delay, within the oracle call's 500 ms grace.
+    await primary!.fault('delay', { methods: ['eth_call'], ms: 420 });
+    const { deps, get } = instance();
+    for (let round = 0; round < 3; round++) {
+      clock += 61_000;
+      requireFreshReading(deps, 'l2-gas:optimism');
+      deps.cache.delete(L2_GAS_CACHE_KEY);
+      expectLiveAt(await get(), 'optimism', PRIMARY.optimism);
+    }
+    expect(backup!.requests.total).toBe(0);
+    expect(logged(deps.logs, 'rpc attempt failed').filter((f) => f.pool === 'optimism')).toEqual([]);
+  });
+
+  it('asks the other providers for the L1 fee again only if the network pool would ask them now', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.base;
+    // The first provider is rate-limited for a minute; the second serves the gas price, but its
+    // oracle call fails: the retry must not go back to the first inside its Retry-After.
+    await primary!.fault('http-429', { retryAfter: 60 });
+    await backup!.fault('rpc-error', { methods: ['eth_call'], code: -32000, message: 'execution reverted' });
+    const { get } = instance();
+    const base = item(await get(), 'base');
+    expect(base.gasPriceGwei).toBe(gwei(HEALTHY.base));
+    expect(base.feeCompleteness).toBe('execution_only');
+    // Its one oracle call is the first attempt's own (answered 429 beside the batch); no retry's.
+    expect(primary!.requests.byMethod.eth_call).toBe(1);
+  });
+});
+
 describe("GET /api/l2-gas when Arbitrum's NodeInterface call fails", () => {
   const NODE_INTERFACE_CALL = { methods: ['eth_call'] };
 
