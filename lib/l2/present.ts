@@ -20,6 +20,11 @@ export interface NetworkFacts {
   suggestedTipWei: bigint | null;
   /** Arbitrum: L1 component of the representative transfer in gas units; null elsewhere or unknown. */
   l1GasUnits: bigint | null;
+  /**
+   * When `l1FeeWei` was read, if before the gas price: the oracle did not answer at the last read and
+   * its last good answer (at most 5 minutes old) stands in. Null or absent when read with the gas price.
+   */
+  l1FeeReadAt?: number | null;
 }
 
 /** USD prices of the two tokens fees are paid in; null when the price chain had no value. */
@@ -38,6 +43,8 @@ export interface PresentedNetwork {
   /** The exact figures behind the reading, for consumers that price other gas limits (MCP). */
   gasPriceWei: bigint | null;
   l1FeeWei: bigint | null;
+  /** When the served L1 fee was read, if before the gas price (see NetworkFacts); else null. */
+  l1FeeReadAt: number | null;
 }
 
 const L1_MISSING_NOTE =
@@ -84,6 +91,14 @@ export function presentNetwork(
     );
   }
   notes.push(l1FeeMissing ? L1_MISSING_NOTE : network.feeNote);
+  const l1FeeReadAt = facts.l1FeeWei !== null ? (facts.l1FeeReadAt ?? null) : null;
+  if (l1FeeReadAt !== null) {
+    const ageSeconds = Math.max(0, Math.round((now - l1FeeReadAt) / 1000));
+    notes.push(
+      `The L1 data fee is the GasPriceOracle's last good answer, taken at ` +
+        `${new Date(l1FeeReadAt).toISOString()} (${ageSeconds} s earlier): it did not answer just now.`,
+    );
+  }
   if (facts.gasPriceWei !== null && nativeUsd === null) {
     notes.push(`USD figures unavailable: no price source answered for ${network.nativeToken}.`);
   } else if (network.hasL1DataFee && facts.l1FeeWei !== null && prices.ETH === null) {
@@ -113,6 +128,7 @@ export function presentNetwork(
     status: facts.status,
     gasPriceWei: facts.gasPriceWei,
     l1FeeWei: facts.l1FeeWei,
+    l1FeeReadAt,
     readAt: facts.readAt,
     l1FeeMissing,
   };

@@ -33,6 +33,8 @@ export interface L2NetworkSnapshot {
   /** Exact gas price and L1 data fee (of the representative transfer) in wei; null when unknown. */
   gasPriceWei: bigint | null;
   l1FeeWei: bigint | null;
+  /** When `l1FeeWei` was read, if before the gas price (the oracle's last good answer); else null. */
+  l1FeeReadAt: number | null;
 }
 
 /** One assembled answer: the served networks (SPEC order), their snapshot figures and its time. */
@@ -61,6 +63,8 @@ const StoredReadingSchema = z.object({
   baseFeeWei: wei.nullable().default(null),
   suggestedTipWei: wei.nullable().default(null),
   l1GasUnits: wei.nullable().default(null),
+  // When `l1FeeWei` was read, if before this reading: the oracle failed and the last good L1 fee was kept.
+  l1FeeReadAt: z.number().int().positive().nullable().default(null),
 });
 type StoredReading = z.infer<typeof StoredReadingSchema>;
 
@@ -148,7 +152,13 @@ async function loadL2Gas(
     // A last good price (`stale-*`) degrades the answer too: its USD figures are read again sooner.
     degraded:
       prices.stale ||
-      presented.some((p) => p.status !== 'live' || p.l1FeeMissing || p.reading.executionGasCostUsd === null),
+      presented.some(
+        (p) =>
+          p.status !== 'live' ||
+          p.l1FeeMissing ||
+          p.l1FeeReadAt !== null ||
+          p.reading.executionGasCostUsd === null,
+      ),
   };
 }
 
@@ -172,18 +182,24 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
     key: `l2-gas:${network.id}`,
     schema: storedReadingSchemaOf(network),
     freshMs: L2_GAS_TTL_MS,
-    // An OP Stack reading without its L1 fee is retried as soon as a degraded answer is.
-    freshMsOf: (v) => (network.hasL1DataFee && v.l1FeeWei === null ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS),
-    async read() {
+    // An OP Stack reading without a live L1 fee is retried as soon as a degraded answer is.
+    freshMsOf: (v) =>
+      network.hasL1DataFee && (v.l1FeeWei === null || v.l1FeeReadAt !== null)
+        ? L2_GAS_DEGRADED_TTL_MS
+        : L2_GAS_TTL_MS,
+    async read(previous) {
       try {
         const live = await readL2Network(deps, network);
+        // The oracle alone failed: the last good L1 fee (at most 5 minutes old) stands, with its time.
+        const earlier = live.l1FeeWei === null ? lastGoodL1Fee(previous, live.readAt) : null;
         const value = {
           gasPriceWei: live.gasPriceWei.toString(),
-          l1FeeWei: fromWei(live.l1FeeWei),
+          l1FeeWei: earlier ? earlier.l1FeeWei : fromWei(live.l1FeeWei),
           readAt: live.readAt,
           baseFeeWei: fromWei(live.baseFeeWei),
           suggestedTipWei: fromWei(live.suggestedTipWei),
           l1GasUnits: fromWei(live.l1GasUnits),
+          l1FeeReadAt: earlier ? earlier.readAt : null,
         };
         return { value, readAt: live.readAt };
       } catch (error) {
@@ -194,6 +210,16 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
       }
     },
   };
+}
+
+/** A stored reading's L1 fee and when it was read, if that was at most 5 minutes before `now`. */
+function lastGoodL1Fee(
+  reading: StoredReading | null,
+  now: number,
+): { l1FeeWei: string; readAt: number } | null {
+  if (!reading || reading.l1FeeWei === null) return null;
+  const readAt = reading.l1FeeReadAt ?? reading.readAt;
+  return now - readAt <= L2_LAST_GOOD_MAX_AGE_MS ? { l1FeeWei: reading.l1FeeWei, readAt } : null;
 }
 
 /** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */
@@ -214,13 +240,18 @@ async function readFacts(
       baseFeeWei: null,
       suggestedTipWei: null,
       l1GasUnits: null,
+      l1FeeReadAt: null,
     };
   }
+  // An L1 fee kept from an earlier reading is served while it is at most 5 minutes old.
+  const l1FeeReadAt = reading.l1FeeReadAt;
+  const l1FeeExpired = l1FeeReadAt !== null && deps.now() - l1FeeReadAt > L2_LAST_GOOD_MAX_AGE_MS;
   return {
     // A failed refresh makes the kept reading a last good one, even while it is younger than 60 s.
     status: age < L2_GAS_TTL_MS && !shared.failure ? 'live' : 'last-good',
     gasPriceWei: BigInt(reading.gasPriceWei),
-    l1FeeWei: toWei(reading.l1FeeWei),
+    l1FeeWei: l1FeeExpired ? null : toWei(reading.l1FeeWei),
+    l1FeeReadAt: l1FeeExpired ? null : l1FeeReadAt,
     readAt: reading.readAt,
     baseFeeWei: toWei(reading.baseFeeWei),
     suggestedTipWei: toWei(reading.suggestedTipWei),
@@ -235,9 +266,11 @@ function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {
     fetchedAt: p.readAt,
     gasPriceGwei: p.reading.gasPriceGwei,
     executionGasCostUsd: p.reading.executionGasCostUsd,
-    l1DataFeeUsd: p.reading.estimatedL1DataFeeUsd,
+    // The history holds fresh samples: an L1 fee kept from an earlier reading is not one.
+    l1DataFeeUsd: p.l1FeeReadAt === null ? p.reading.estimatedL1DataFeeUsd : null,
     nativeUsd: p.reading.nativeUsd,
     gasPriceWei: p.gasPriceWei,
     l1FeeWei: p.l1FeeWei,
+    l1FeeReadAt: p.l1FeeReadAt,
   };
 }

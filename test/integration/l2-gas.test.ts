@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
 import type { AppDeps } from '../../lib/deps';
 import { type L2GasResponse, L2GasResponseSchema } from '../../lib/schemas/l2-gas';
-import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
+import { getL2Gas, L2_GAS_CACHE_KEY, selectL2SnapshotRows } from '../../lib/services/l2-gas';
 import { requireFreshReading } from '../../lib/store/shared-read';
 import { createFaultyStore, createTestDeps } from '../helpers/deps';
 import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
@@ -154,6 +154,37 @@ describe('GET /api/l2-gas', () => {
     expectLive(result.body, 'optimism');
     // The path's Cache-Control (SPEC decision 12), though the service reads it again after 15 s.
     expect(result.cacheControl).toBe('public, max-age=60, s-maxage=60');
+  });
+
+  it("keeps the oracle's last good L1 fee for 5 minutes when only getL1Fee fails, saying when it was read", async () => {
+    setKnownState(up);
+    const { deps, get } = instance();
+    const healthy = item((await get()).body, 'base');
+    expect(healthy.feeCompleteness).toBe('full_estimate');
+    const readAt = clock;
+    await Promise.all(
+      up.l2.base.map((sim) =>
+        sim.fault('rpc-error', { methods: ['eth_call'], code: -32000, message: 'execution reverted' }),
+      ),
+    );
+    clock += 61_000;
+    const kept = await get();
+    expectWellFormed(kept, deps.logs);
+    const base = item(kept.body, 'base');
+    expect(base.gasPriceGwei).toBe(0.0061);
+    expect(base.feeCompleteness).toBe('full_estimate');
+    expect(base.estimatedL1DataFeeUsd).toBe(healthy.estimatedL1DataFeeUsd);
+    expect(base.feeNote).toContain(
+      `the GasPriceOracle's last good answer, taken at ${new Date(readAt).toISOString()} (61 s earlier)`,
+    );
+    // The history keeps fresh samples only: not an L1 fee read a minute before.
+    const row = selectL2SnapshotRows(await getL2Gas(deps)).find((r) => r.network === 'base');
+    expect(row?.l1DataFeeUsd).toBeNull();
+    // Past 5 minutes since the oracle last answered, the wallet fee is unknown again.
+    clock += 4 * 60_000;
+    const later = item((await get()).body, 'base');
+    expect(later.feeCompleteness).toBe('execution_only');
+    expect(later.estimatedL1DataFeeUsd).toBeNull();
   });
 
   it('serves Optimism as execution_only, not a full estimate, when its oracle answers an L1 fee of 0', async () => {

@@ -10,6 +10,8 @@ import { l2GasTool } from '../../lib/mcp/tools/l2-gas';
 import { transactionCostTool } from '../../lib/mcp/tools/transaction-cost';
 import { computeTransactionCost } from '../../lib/mcp/transaction-cost';
 import { GasResponseSchema } from '../../lib/schemas/current-gas';
+import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
+import { requireFreshReading } from '../../lib/store/shared-read';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 import { headWithBlobs } from '../upstreams/chain-model';
@@ -368,6 +370,23 @@ describe('MCP tools when upstreams fail', () => {
     expect(text).toMatch(/Base: [\d.]+ gwei \(last good reading of \d{4}-.*live providers did not answer\)/);
     const { data } = await estimate(client, { network: 'base' });
     expect(data.notes.join(' ')).toContain('read with the last good reading from the GasPriceOracle');
+    expect(data.notes.join(' ')).not.toContain('read live from the GasPriceOracle');
+  });
+
+  it("says when the Base L1 fee is the oracle's last good answer, not read live", async () => {
+    setKnownState();
+    const { client, deps } = await connect();
+    const first = (await estimate(client, { network: 'base' })).data;
+    expect(first.notes.join(' ')).toContain('read live from the GasPriceOracle');
+    for (const sim of up.l2.base)
+      await sim.fault('rpc-error', { methods: ['eth_call'], code: -32000, message: 'execution reverted' });
+    // Read Base again now: its gas price answers, its oracle does not.
+    requireFreshReading(deps, 'l2-gas:base');
+    deps.cache.delete(L2_GAS_CACHE_KEY);
+    const { data } = await estimate(client, { network: 'base' });
+    expect(data.feeCompleteness).toBe('full_estimate');
+    expect(data.notes.join(' ')).toMatch(/read at \d{4}-\d\d-\d\dT[\d:.]+Z \(its last good answer/);
+    expect(data.notes.join(' ')).toContain('(its last good answer: it did not answer just now)');
     expect(data.notes.join(' ')).not.toContain('read live from the GasPriceOracle');
   });
 

@@ -126,6 +126,7 @@ describe('selectL2SnapshotRows', () => {
       nativeUsd: usd === null ? null : 3000,
       gasPriceWei: status === 'unavailable' ? null : 10_000_000n,
       l1FeeWei: null,
+      l1FeeReadAt: null,
     });
     const result: L2GasResult = {
       fetchedAt: NOW,

@@ -70,6 +70,7 @@ export async function estimateL2(
       reading,
       status: snapshot.status,
       readAt: updatedAt,
+      l1FeeReadAt: snapshot.l1FeeReadAt === null ? null : new Date(snapshot.l1FeeReadAt).toISOString(),
       tierGiven: args.tier,
       cost,
     }),

@@ -47,6 +47,8 @@ export interface L2NoteInput {
   reading: L2NetworkReading;
   status: ReadingStatus;
   readAt: string;
+  /** When the L1 data fee was read, if before the gas price (the oracle's last good answer). */
+  l1FeeReadAt?: string | null;
   tierGiven: string | undefined;
   cost: TransactionCost;
 }
@@ -57,7 +59,7 @@ export interface L2NoteInput {
  * Arbitrum's L1 component is added as the gas units of a representative transfer, on top of gasLimit.
  */
 export function l2Notes(input: L2NoteInput): string[] {
-  const { network, reading, status, readAt, tierGiven, cost } = input;
+  const { network, reading, status, readAt, l1FeeReadAt, tierGiven, cost } = input;
   const notes = [
     `Fee per gas is the current ${network.name} gas price (eth_gasPrice), paid in ${network.nativeToken}.`,
   ];
@@ -70,7 +72,7 @@ export function l2Notes(input: L2NoteInput): string[] {
     notes.push(
       cost.l1DataFee
         ? 'l1DataFee is the L1 data fee of a representative serialized EIP-1559 ETH transfer, read ' +
-            `${status === 'last-good' ? 'with the last good reading' : 'live'} from the ` +
+            `${l1FeeReadAt ? `at ${l1FeeReadAt} (its last good answer: it did not answer just now)` : status === 'last-good' ? 'with the last good reading' : 'live'} from the ` +
             'GasPriceOracle predeploy (getL1Fee) and paid in ETH. It depends on the transaction size in bytes, not ' +
             'on gasLimit: a contract call with more calldata pays a larger L1 fee than shown.'
         : 'The L1 data fee could not be read from the GasPriceOracle just now: total is unknown and a real ' +
