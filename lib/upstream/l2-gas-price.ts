@@ -5,7 +5,7 @@ import { isSaneGasPriceGwei, type L2Network } from '../l2/networks';
 import { weiToGwei } from '../units';
 import { readArbitrumL1GasUnits } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
-import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
+import { classifyRpcError, RpcAttemptError, type RpcFailureKind, RpcPoolError } from './rpc-errors';
 import { createPoolHealth, readyProviders } from './rpc-health';
 import { createRpcPool, getPoolStateKey, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
 
@@ -132,7 +132,10 @@ export async function readL2Network(
     const fee = await retry.request((client) => readL1FeeWei(rpcCall(client), network.chainId));
     return { ...reading, l1FeeWei: fee.value };
   } catch (error) {
-    deps.log.warn('l1 fee unavailable', { network: network.id, kind: classifyRpcError(error).kind });
+    // The retry pool's failures per provider (labels and kinds only), not one kind for the pool's error.
+    const failures =
+      error instanceof RpcPoolError ? error.failures : [{ kind: classifyRpcError(error).kind }];
+    deps.log.warn('l1 fee unavailable', { network: network.id, failures });
     return { ...reading, l1FeeFailure: l1.failure };
   }
 }

@@ -151,6 +151,9 @@ describe('GET /api/l2-gas', () => {
     expect(base.estimatedWalletFeeUsd).toBeNull();
     expect(base.feeCompleteness).toBe('execution_only');
     expect(base.feeNote).toMatch(/L1 data fee could not be read/);
+    // The retry on the other provider failed the same way, and the log says how (not 'malformed').
+    const unavailable = deps.logs.find((line) => line.includes('l1 fee unavailable'));
+    expect(unavailable).toContain('"kind":"rpc-error"');
     expectLive(result.body, 'optimism');
     // The path's Cache-Control (SPEC decision 12), though the service reads it again after 15 s.
     expect(result.cacheControl).toBe('public, max-age=60, s-maxage=60');
