@@ -81,11 +81,11 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
     expect(results.flatMap((r) => r.l2).sort()).toEqual(ALL_L2);
     expect(await engine().withDb((db) => countRows(db, 'mainnet_snapshots'))).toBe(1);
     expect(await engine().withDb((db) => countRows(db, 'l2_snapshots'))).toBe(4);
-    const feeHistoryCalls = jobs.up.mainnet.reduce(
-      (n, sim) => n + (sim.requests.byMethod.eth_feeHistory ?? 0),
-      0,
-    );
-    expect(feeHistoryCalls).toBe(1);
+    // One read for all 200: the first provider asked once. On a loaded machine its answer may take
+    // longer than the 350 ms hedge delay, and the read asks the next provider too, once.
+    const feeHistoryCalls = jobs.up.mainnet.map((sim) => sim.requests.byMethod.eth_feeHistory ?? 0);
+    expect(feeHistoryCalls[0]).toBe(1);
+    for (const calls of feeHistoryCalls) expect(calls).toBeLessThanOrEqual(1);
   });
 
   it('asks no upstream again once its slot is complete, and writes the next slot at the next tick', async () => {
