@@ -16,8 +16,10 @@ const route = createRoute({
     '**Partial failure** never fails the request: the answer is 200 with all four networks, in the order ' +
     'arbitrum, optimism, base, polygon. A network whose providers all fail is served from its last good ' +
     `reading (at most ${L2_LAST_GOOD_MAX_AGE_MS / 60_000} minutes old) or with null numbers, and its ` +
-    '`feeNote` says which. An OP Stack network whose L1-fee call failed has `estimatedL1DataFeeUsd` and ' +
-    '`estimatedWalletFeeUsd` null and `feeCompleteness: "execution_only"`. When no price source answers, ' +
+    "`feeNote` says which. An OP Stack network whose L1-fee call failed keeps the oracle's last good L1 fee " +
+    `while it is at most ${L2_LAST_GOOD_MAX_AGE_MS / 60_000} minutes old (its \`feeNote\` says when it was read), ` +
+    'else has `estimatedL1DataFeeUsd` and `estimatedWalletFeeUsd` null and `feeCompleteness: "execution_only"`. ' +
+    'When no price source answers, ' +
     'the USD fields are null and the gwei figures are still served. A degraded answer is read again ' +
     `upstream after ${L2_GAS_DEGRADED_TTL_MS / 1000} s instead of 60 s; its Cache-Control is 60 s like any other.`,
   responses: {

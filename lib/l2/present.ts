@@ -90,15 +90,17 @@ export function presentNetwork(
         `${new Date(facts.readAt).toISOString()} (${ageSeconds} s earlier).`,
     );
   }
-  notes.push(l1FeeMissing ? L1_MISSING_NOTE : network.feeNote);
   const l1FeeReadAt = facts.l1FeeWei !== null ? (facts.l1FeeReadAt ?? null) : null;
-  if (l1FeeReadAt !== null) {
+  if (l1FeeMissing) notes.push(L1_MISSING_NOTE);
+  else if (l1FeeReadAt !== null && facts.readAt !== null) {
     const ageSeconds = Math.max(0, Math.round((now - l1FeeReadAt) / 1000));
     notes.push(
-      `The L1 data fee is the GasPriceOracle's last good answer, taken at ` +
-        `${new Date(l1FeeReadAt).toISOString()} (${ageSeconds} s earlier): it did not answer just now.`,
+      'Wallet fee = L2 execution (21,000 gas x gas price) + L1 data fee of a serialized EIP-1559 ETH ' +
+        "transfer, paid in ETH. The L1 data fee is the GasPriceOracle's last good answer, taken at " +
+        `${new Date(l1FeeReadAt).toISOString()} (${ageSeconds} s earlier): it did not answer at the ` +
+        `reading of ${new Date(facts.readAt).toISOString()}.`,
     );
-  }
+  } else notes.push(network.feeNote);
   if (facts.gasPriceWei !== null && nativeUsd === null) {
     notes.push(`USD figures unavailable: no price source answered for ${network.nativeToken}.`);
   } else if (network.hasL1DataFee && facts.l1FeeWei !== null && prices.ETH === null) {

@@ -55,17 +55,23 @@ export interface L2GasResult {
 
 // What a network's shared entry holds; validated on every read: the store is shared and may hold anything.
 const wei = z.string().regex(/^\d+$/);
-const StoredReadingSchema = z.object({
-  gasPriceWei: wei,
-  l1FeeWei: wei.nullable(),
-  readAt: z.number().int().positive(),
-  // Readings stored before the fee suggestions existed lack these: they read as unknown.
-  baseFeeWei: wei.nullable().default(null),
-  suggestedTipWei: wei.nullable().default(null),
-  l1GasUnits: wei.nullable().default(null),
-  // When `l1FeeWei` was read, if before this reading: the oracle failed and the last good L1 fee was kept.
-  l1FeeReadAt: z.number().int().positive().nullable().default(null),
-});
+const StoredReadingSchema = z
+  .object({
+    gasPriceWei: wei,
+    l1FeeWei: wei.nullable(),
+    readAt: z.number().int().positive(),
+    // Readings stored before the fee suggestions existed lack these: they read as unknown.
+    baseFeeWei: wei.nullable().default(null),
+    suggestedTipWei: wei.nullable().default(null),
+    l1GasUnits: wei.nullable().default(null),
+    // When `l1FeeWei` was read, if before this reading: the oracle failed and the last good L1 fee was kept.
+    l1FeeReadAt: z.number().int().positive().nullable().default(null),
+  })
+  .refine(
+    (reading) =>
+      reading.l1FeeReadAt === null || (reading.l1FeeWei !== null && reading.l1FeeReadAt <= reading.readAt),
+    'an L1 fee read after its reading',
+  );
 type StoredReading = z.infer<typeof StoredReadingSchema>;
 
 /** The stored-reading schema of one network: a gas price in its sane range, an L1 fee in the oracle's. */
@@ -143,7 +149,8 @@ async function loadL2Gas(
   const presented = networks.map((network, i) =>
     presentNetwork(network, facts[i] as NetworkFacts, prices, now),
   );
-  const readAts = presented.flatMap((p) => (p.readAt === null ? [] : [p.readAt]));
+  // Every figure is at least as fresh as `updatedAt`: a carried L1 fee counts with its own time.
+  const readAts = presented.flatMap((p) => [p.readAt, p.l1FeeReadAt].filter((at) => at !== null));
   return {
     fetchedAt: now,
     updatedAt: readAts.length > 0 ? Math.min(...readAts) : now,
@@ -219,7 +226,8 @@ function lastGoodL1Fee(
 ): { l1FeeWei: string; readAt: number } | null {
   if (!reading || reading.l1FeeWei === null) return null;
   const readAt = reading.l1FeeReadAt ?? reading.readAt;
-  return now - readAt <= L2_LAST_GOOD_MAX_AGE_MS ? { l1FeeWei: reading.l1FeeWei, readAt } : null;
+  const age = now - readAt;
+  return age >= 0 && age <= L2_LAST_GOOD_MAX_AGE_MS ? { l1FeeWei: reading.l1FeeWei, readAt } : null;
 }
 
 /** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */

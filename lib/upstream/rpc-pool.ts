@@ -148,8 +148,12 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
       }
       providerHealth.chainVerifiedAt = deps.now();
     };
-    const run = async (client: RpcClient, single: RpcClient) =>
-      (await Promise.all([checkChain(client), call(client, provider, single, answered)]))[1];
+    const run = async (client: RpcClient, single: RpcClient) => {
+      const chainChecked = checkChain(client);
+      // The required part is in only once the chain id is confirmed too (it may be a request of its own).
+      const answeredOnChain = () => void chainChecked.then(answered, () => {});
+      return (await Promise.all([chainChecked, call(client, provider, single, answeredOnChain)]))[1];
+    };
     const refusedAt = providerHealth.batchRefusedAt;
     // A provider that refused a batch is asked singly, and tried with batches again now and then.
     const batch =

@@ -172,7 +172,12 @@ describe('GET /api/l2-gas', () => {
     );
     clock += 61_000;
     const kept = await get();
-    expectWellFormed(kept, deps.logs);
+    expect(kept.status).toBe(200);
+    expectNoLeaks(up, kept.raw, ...deps.logs);
+    // The citation's time is the data's: the L1 fee's, a minute before the answer was assembled.
+    expect(kept.body.citation).toMatch(
+      new RegExp(`updated ${new Date(readAt).toISOString().replace(/\./g, '\\.')}$`),
+    );
     const base = item(kept.body, 'base');
     expect(base.gasPriceGwei).toBe(0.0061);
     expect(base.feeCompleteness).toBe('full_estimate');
@@ -180,6 +185,9 @@ describe('GET /api/l2-gas', () => {
     expect(base.feeNote).toContain(
       `the GasPriceOracle's last good answer, taken at ${new Date(readAt).toISOString()} (61 s earlier)`,
     );
+    expect(base.feeNote).not.toContain('read live');
+    // Every figure is at least as fresh as Last-Modified: here, the L1 fee's time.
+    expect(kept.lastModified).toBe(new Date(readAt).toUTCString());
     // The history keeps fresh samples only: not an L1 fee read a minute before.
     const row = selectL2SnapshotRows(await getL2Gas(deps)).find((r) => r.network === 'base');
     expect(row?.l1DataFeeUsd).toBeNull();

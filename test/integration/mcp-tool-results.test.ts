@@ -386,7 +386,7 @@ describe('MCP tools when upstreams fail', () => {
     const { data } = await estimate(client, { network: 'base' });
     expect(data.feeCompleteness).toBe('full_estimate');
     expect(data.notes.join(' ')).toMatch(/read at \d{4}-\d\d-\d\dT[\d:.]+Z \(its last good answer/);
-    expect(data.notes.join(' ')).toContain('(its last good answer: it did not answer just now)');
+    expect(data.notes.join(' ')).toContain('(its last good answer: it did not answer at the reading of ');
     expect(data.notes.join(' ')).not.toContain('read live from the GasPriceOracle');
   });
 

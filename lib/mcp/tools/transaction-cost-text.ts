@@ -72,7 +72,7 @@ export function l2Notes(input: L2NoteInput): string[] {
     notes.push(
       cost.l1DataFee
         ? 'l1DataFee is the L1 data fee of a representative serialized EIP-1559 ETH transfer, read ' +
-            `${l1FeeReadAt ? `at ${l1FeeReadAt} (its last good answer: it did not answer just now)` : status === 'last-good' ? 'with the last good reading' : 'live'} from the ` +
+            `${l1FeeReadAt ? `at ${l1FeeReadAt} (its last good answer: it did not answer at the reading of ${readAt})` : status === 'last-good' ? 'with the last good reading' : 'live'} from the ` +
             'GasPriceOracle predeploy (getL1Fee) and paid in ETH. It depends on the transaction size in bytes, not ' +
             'on gasLimit: a contract call with more calldata pays a larger L1 fee than shown.'
         : 'The L1 data fee could not be read from the GasPriceOracle just now: total is unknown and a real ' +
