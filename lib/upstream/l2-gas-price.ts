@@ -7,7 +7,14 @@ import { readArbitrumL1GasUnits } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind, RpcPoolError } from './rpc-errors';
 import { createPoolHealth, readyProviders } from './rpc-health';
-import { createRpcPool, getPoolStateKey, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
+import {
+  createRpcPool,
+  getPoolStateKey,
+  isQuantity,
+  type RpcClient,
+  type RpcPoolOptions,
+  rpcCall,
+} from './rpc-pool';
 
 /**
  * Providers may trail the best head seen by this much block time before their answers are refused
@@ -200,7 +207,7 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 
 async function readQuantity(call: ReturnType<typeof rpcCall>, method: string): Promise<bigint> {
   const value = await call(method, []);
-  if (typeof value !== 'string' || !/^0x[0-9a-f]{1,64}$/i.test(value)) {
+  if (!isQuantity(value)) {
     throw new RpcAttemptError('malformed', `${method} is not a quantity`);
   }
   return BigInt(value);

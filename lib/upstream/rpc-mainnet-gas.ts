@@ -12,7 +12,14 @@ import { computeWalletFees, type WalletFees } from '../oracle/wallet-fees';
 import { parseFeeHistory } from './fee-history-wire';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
 import { createPoolHealth } from './rpc-health';
-import { createRpcPool, getPoolStateKey, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
+import {
+  createRpcPool,
+  getPoolStateKey,
+  isQuantity,
+  type RpcClient,
+  type RpcPoolOptions,
+  rpcCall,
+} from './rpc-pool';
 
 /** Ethereum mainnet. */
 export const MAINNET_CHAIN_ID = 1;
@@ -165,10 +172,6 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   const blobMissing = blob === null ? ('failure' in blobFee ? blobFee.failure : 'absent') : undefined;
   const feeBlockTimestamp = head.timestamp - Number(head.number - newest) * SLOT_SECONDS;
   return { history, fees, blob, head, feeBlockTimestamp, ...(blobMissing ? { blobMissing } : {}) };
-}
-
-function isQuantity(value: unknown): value is `0x${string}` {
-  return typeof value === 'string' && /^0x[0-9a-f]{1,64}$/i.test(value);
 }
 
 /**

@@ -63,6 +63,11 @@ export function rpcCall(client: RpcClient) {
     client.request({ method, params } as unknown as Parameters<RpcClient['request']>[0]);
 }
 
+/** A JSON-RPC quantity (`0x` and 1 to 64 hex digits), as a method answering a number must send. */
+export function isQuantity(value: unknown): value is `0x${string}` {
+  return typeof value === 'string' && /^0x[0-9a-f]{1,64}$/i.test(value);
+}
+
 /**
  * One attempt's work on one provider. `client` batches the calls made in the same tick when the pool
  * batches; `single` sends each call as its own request, for a call that must not hold the others (a
