@@ -23,21 +23,25 @@ import { CsvError, readCsvSeries } from './lib/csv';
 const USAGE =
   'usage: npx tsx scripts/backtest.ts --csv FILE [--time-column C] [--value-column C] [--spikes N [--seed S | --seeds FROM-TO]] [--eth-usd P] [--predictions-out FILE.jsonl]';
 
+/** `z.coerce.number()` reads an empty flag value as 0; read it as no number instead. */
+const flagNumber = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? Number.NaN : value), schema);
+
 const ArgsSchema = z.object({
   csv: z.string({ error: '--csv FILE is required' }).min(1, '--csv FILE is required'),
   'time-column': z.string().min(1).optional(),
   'value-column': z.string().min(1).optional(),
   'predictions-out': z.string().min(1).optional(),
-  spikes: z.coerce
-    .number({ error: '--spikes must be a whole number' })
-    .int('--spikes must be a whole number')
-    .min(0, '--spikes must be 0 to 10000')
-    .max(10_000, '--spikes must be 0 to 10000')
-    .default(0),
-  seed: z.coerce
-    .number({ error: '--seed must be a whole number' })
-    .int('--seed must be a whole number')
-    .default(1),
+  spikes: flagNumber(
+    z.coerce
+      .number({ error: '--spikes must be a whole number' })
+      .int('--spikes must be a whole number')
+      .min(0, '--spikes must be 0 to 10000')
+      .max(10_000, '--spikes must be 0 to 10000'),
+  ).default(0),
+  seed: flagNumber(
+    z.coerce.number({ error: '--seed must be a whole number' }).int('--seed must be a whole number'),
+  ).default(1),
   seeds: z
     .string()
     .regex(/^\d+-\d+$/, '--seeds must be FROM-TO, e.g. 1-20')
@@ -47,10 +51,11 @@ const ArgsSchema = z.object({
       '--seeds must run from a seed to a later one, at most 1000',
     )
     .optional(),
-  'eth-usd': z.coerce
-    .number({ error: '--eth-usd must be a positive price' })
-    .positive('--eth-usd must be a positive price')
-    .optional(),
+  'eth-usd': flagNumber(
+    z.coerce
+      .number({ error: '--eth-usd must be a positive price' })
+      .positive('--eth-usd must be a positive price'),
+  ).optional(),
 });
 
 const DEFINITIONS = {

@@ -75,6 +75,10 @@ const { values: args } = parseArgs({
 });
 
 const dataDir = args['data-dir'] ?? '';
+const rounds = Number(args.rounds);
+if (args.rounds?.trim() === '' || !Number.isInteger(rounds) || rounds < 1 || rounds > 20) {
+  throw new Error(`--rounds must be a whole number from 1 to 20, got ${args.rounds}`);
+}
 // The series the built-in profile is derived from, then the 2026 sample, which it never holds.
 const profiled = [...SCORED_SERIES, SERIES_2021];
 const sources = [...profiled, SERIES_2026];
@@ -103,7 +107,7 @@ const coordinates: { names: NumericKey[]; values: number[][] }[] = [
   })),
   JOINT,
 ];
-for (let round = 1; round <= Number(args.rounds); round++) {
+for (let round = 1; round <= rounds; round++) {
   let changed = false;
   for (const { names, values } of coordinates) {
     for (const value of values) {

@@ -20,6 +20,10 @@ describe('npm run backtest, bad input', () => {
   it.each([
     [['--spikes', 'abc'], '--spikes must be a whole number'],
     [['--seed', 'x'], '--seed must be a whole number'],
+    // Number('') and Number(' ') are 0: an empty value must not pass for seed 0 or no spikes.
+    [['--seed', ''], '--seed must be a whole number'],
+    [['--spikes', ' '], '--spikes must be a whole number'],
+    [['--eth-usd', ''], '--eth-usd must be a positive price'],
     [['--eth-usd', 'cheap'], '--eth-usd must be a positive price'],
   ])('%j names the flag and prints the usage', { timeout: 30_000 }, (args, message) => {
     const result = runCli(args);
