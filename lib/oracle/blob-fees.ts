@@ -17,6 +17,12 @@ export interface BlobFees {
 export interface BlobHeader {
   blobGasUsed: bigint | undefined;
   excessBlobGas: bigint | undefined;
+  /**
+   * False when the head is another block than the fee history's newest (the calls straddled a block,
+   * or reached two backends): `eth_blobBaseFee` then prices another block, and is not checked against
+   * the history. Absent means true.
+   */
+  sameBlock?: boolean;
 }
 
 /** Blob gas one blob uses (EIP-4844 GAS_PER_BLOB, unchanged by every fork since). */
@@ -40,8 +46,8 @@ export const NO_BLOB_FEES: BlobFees = {
  * Reads the blob fee market from one provider's answers, with no fork table: the fee history's blob
  * fields give the newest and next blocks' blob base fees and the usage ratios (every fork's target,
  * maximum, update fraction and EIP-7918 reserve price are already applied by the node), and
- * `eth_blobBaseFee` must agree with one of those two fees (clients differ on which: the spec says the
- * next block's, geth and Hardhat's EDR answer the head's). Without the fee history's blob fields,
+ * `eth_blobBaseFee` must agree with one of those two fees when the head is the history's newest block
+ * (clients differ on which: the spec says the next block's, geth and Hardhat's EDR answer the head's). Without the fee history's blob fields,
  * `eth_blobBaseFee` alone gives the newest block's fee (what geth-derived clients answer), checked
  * against the header. Returns `null` when the provider gives no blob data at all.
  * Throws an OracleError for an answer that is absurd or contradicts itself or the header, like a
@@ -73,7 +79,7 @@ export function readBlobFees(
   assertProtocolSteps(fees);
   const latest = fees[blocks - 1] as bigint;
   const next = fees[blocks] as bigint;
-  if (blobBaseFee !== null && blobBaseFee !== latest && blobBaseFee !== next) {
+  if (blobBaseFee !== null && header.sameBlock !== false && blobBaseFee !== latest && blobBaseFee !== next) {
     throw new OracleError('eth_blobBaseFee disagrees with the fee history');
   }
   assertHeaderAgrees(header, latest, ratios[blocks - 1] as number);

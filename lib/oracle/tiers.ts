@@ -26,12 +26,16 @@ export function computeMedian(values: readonly bigint[]): bigint {
  * Computes, for each reward percentile a fee history was asked with, a fee per gas in wei: the next
  * block's base fee plus the median, over the non-empty blocks, of that percentile's priority fee.
  * Empty blocks (gas used ratio 0) report a reward of 0 that says nothing about what it takes to be
- * included, so they are left out; with no non-empty block the tip is 0. Throws an OracleError when
- * the history is malformed.
+ * included, so they are left out; with no non-empty block the tip is 0. The next base fee is the
+ * history's own unless given (a head newer than the history's newest block). Throws an OracleError
+ * when the history is malformed.
  */
-export function computePercentileFees(history: FeeHistory, percentileCount: number): bigint[] {
+export function computePercentileFees(
+  history: FeeHistory,
+  percentileCount: number,
+  nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint,
+): bigint[] {
   assertFeeHistoryShape(history, percentileCount);
-  const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
   const filled = history.reward.filter((_, i) => (history.gasUsedRatio[i] ?? 0) > 0);
   return Array.from(
     { length: percentileCount },
@@ -45,10 +49,16 @@ export function computePercentileFees(history: FeeHistory, percentileCount: numb
  * fee plus its tip, and never below that base fee), ordered low <= average <= high, positive and
  * below the sanity ceiling, or an OracleError is thrown.
  */
-export function computeTiers(history: FeeHistory): GasTiers {
+export function computeTiers(
+  history: FeeHistory,
+  nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint,
+): GasTiers {
   // Rows are checked ascending, so their per-column medians are too; assertSaneTiers checks the order.
-  const [low, average, high] = computePercentileFees(history, 3).map(weiToGwei) as [number, number, number];
-  const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
+  const [low, average, high] = computePercentileFees(history, 3, nextBaseFee).map(weiToGwei) as [
+    number,
+    number,
+    number,
+  ];
   const tiers = { low, average, high, baseFee: weiToGwei(nextBaseFee) };
   assertSaneTiers(tiers);
   return tiers;

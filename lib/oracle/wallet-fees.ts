@@ -33,14 +33,17 @@ const TIER_COLUMNS = READING_PERCENTILES.map((_, i) => i).slice(1);
  * original tiers from the 70/90/99 columns; per tier the priority fee (the median of its percentile
  * over the non-empty blocks), a max fee covering the tier's number of full blocks
  * (TIER_HEADROOM_BLOCKS) and the wait the model expects at that tip; the window's mean gas-used
- * ratio; and the base-fee trend (next base fee against the window's median, +/- 5 %). Throws an
- * OracleError for a malformed history or insane tiers.
+ * ratio; and the base-fee trend (next base fee against the window's median, +/- 5 %). The next base
+ * fee is the history's own, unless a newer head gave `nextBaseFee`. Throws an OracleError for a
+ * malformed history or insane tiers.
  */
-export function computeWalletFees(history: FeeHistory): WalletFees {
+export function computeWalletFees(
+  history: FeeHistory,
+  nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint,
+): WalletFees {
   const tierHistory = selectRewardColumns(history, TIER_COLUMNS);
-  const tiers = computeTiers(tierHistory);
-  const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
-  const fees = computePercentileFees(tierHistory, TIER_COLUMNS.length);
+  const tiers = computeTiers(tierHistory, nextBaseFee);
+  const fees = computePercentileFees(tierHistory, TIER_COLUMNS.length, nextBaseFee);
   const wallet = {} as Record<TierName, WalletTier>;
   let previousTip = 0n;
   TIER_NAMES.forEach((name, i) => {

@@ -2,6 +2,8 @@ import { getBlock } from 'viem/actions';
 import { type AppDeps, getState } from '../deps';
 import { type BlobFees, readBlobFees } from '../oracle/blob-fees';
 import {
+  computeMaxNextBaseFee,
+  computeNextBaseFee,
   FEE_HISTORY_BLOCKS,
   type FeeHistory,
   getNewestBlock,
@@ -26,9 +28,9 @@ export const MAINNET_CHAIN_ID = 1;
 
 /** Tiers read live from one provider, with the block they reflect and the wallet view of it. */
 export interface RpcGasReading extends GasTiers {
-  /** Newest block of the fee history. */
+  /** The block the reading reflects: its next base fee is the one served. */
   blockNumber: number;
-  /** Timestamp (Unix seconds) of the provider's latest block. */
+  /** That block's timestamp (Unix seconds). */
   blockTimestamp: number;
   /** Label of the provider that answered. */
   source: string;
@@ -39,18 +41,17 @@ export interface RpcGasReading extends GasTiers {
 
 /** A fee history and the head block it was read at, as one provider answered. */
 interface FeeSample {
-  history: FeeHistory;
   fees: WalletFees;
   blob: BlobFees | null;
   /** Why the provider gave no blob data (a failure kind or `absent`), for the log line. */
   blobMissing?: RpcFailureKind | 'absent';
-  head: { number: bigint; timestamp: number };
   /**
-   * The time of the fee history's newest block (whose fees are served): the head's, less a slot for
-   * each block the head is ahead of it (the two calls may straddle a block), so a reading never looks
-   * fresher than its fees are.
+   * The block the served fees follow: the newer of the head and the fee history's newest block (the
+   * two calls may straddle a block, or reach two backends). The fee history's block is stamped with
+   * the head's time less a slot for each block it is behind, so a reading never looks fresher than
+   * its fees are.
    */
-  feeBlockTimestamp: number;
+  block: { number: bigint; timestamp: number };
 }
 
 /** The two calls of one reading may straddle a new block, or hit two backends of one load balancer. */
@@ -113,17 +114,17 @@ export async function readMainnetGasFromRpc(
   });
   const answer = await pool.request(readSample, {
     stampOf: (sample) => ({
-      blockNumber: getNewestBlock(sample.history),
-      timestamp: sample.feeBlockTimestamp,
+      blockNumber: sample.block.number,
+      timestamp: sample.block.timestamp,
     }),
   });
-  const { fees, history, feeBlockTimestamp, blob, blobMissing } = answer.value;
+  const { fees, block, blob, blobMissing } = answer.value;
   if (blobMissing) deps.log.warn('blob fees unavailable', { provider: answer.provider, kind: blobMissing });
   const { tiers, ...wallet } = fees;
   return {
     ...tiers,
-    blockNumber: Number(getNewestBlock(history)),
-    blockTimestamp: feeBlockTimestamp,
+    blockNumber: Number(block.number),
+    blockTimestamp: block.timestamp,
     source: answer.provider,
     wallet,
     blob,
@@ -158,20 +159,51 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   if (floor !== undefined && head.number < BigInt(floor)) {
     throw new RpcAttemptError('absurd', 'block number far behind any mainnet block of its time');
   }
-  const fees = computeWalletFees(history);
   const newest = getNewestBlock(history);
   const skew = head.number > newest ? head.number - newest : newest - head.number;
   if (skew > MAX_HEAD_SKEW_BLOCKS) throw new RpcAttemptError('lag', 'fee history and head disagree');
+  const headAhead = head.number > newest;
+  const fees = computeWalletFees(
+    history,
+    headAhead ? computeBaseFeeAfterHead(block, head, history) : undefined,
+  );
   const blobFeeWei = 'value' in blobFee ? blobFee.value : null;
-  // The header check only holds when the fee history and the block are the same newest block.
+  // The header checks only hold when the fee history and the block are the same newest block.
   const header =
     head.number === newest
       ? { blobGasUsed: block.blobGasUsed ?? undefined, excessBlobGas: block.excessBlobGas ?? undefined }
-      : { blobGasUsed: undefined, excessBlobGas: undefined };
+      : { blobGasUsed: undefined, excessBlobGas: undefined, sameBlock: false };
   const blob = readBlobFees(history, blobFeeWei, header);
   const blobMissing = blob === null ? ('failure' in blobFee ? blobFee.failure : 'absent') : undefined;
-  const feeBlockTimestamp = head.timestamp - Number(head.number - newest) * SLOT_SECONDS;
-  return { history, fees, blob, head, feeBlockTimestamp, ...(blobMissing ? { blobMissing } : {}) };
+  const reflected = headAhead
+    ? head
+    : { number: newest, timestamp: head.timestamp - Number(head.number - newest) * SLOT_SECONDS };
+  return { fees, blob, block: reflected, ...(blobMissing ? { blobMissing } : {}) };
+}
+
+/**
+ * The base fee of the block after a head that is one or two blocks ahead of the fee history, exact
+ * per EIP-1559 from the head's header: the fee history's own next base fee is then a block already
+ * mined, and a max fee built on it would cover fewer full blocks than documented. The head's base fee
+ * must follow from the history (equal to its next base fee one block on, within one EIP-1559 step of
+ * it two blocks on), or the two answers are not of one chain.
+ */
+function computeBaseFeeAfterHead(
+  block: { baseFeePerGas?: bigint | null; gasUsed?: bigint; gasLimit?: bigint },
+  head: { number: bigint },
+  history: FeeHistory,
+): bigint {
+  const { baseFeePerGas, gasUsed, gasLimit } = block;
+  if (typeof baseFeePerGas !== 'bigint' || typeof gasUsed !== 'bigint' || typeof gasLimit !== 'bigint') {
+    throw new RpcAttemptError('malformed', 'latest block without base fee or gas');
+  }
+  const historyNext = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
+  const follows =
+    head.number === getNewestBlock(history) + 1n
+      ? baseFeePerGas === historyNext
+      : baseFeePerGas <= computeMaxNextBaseFee(historyNext) && baseFeePerGas * 8n + 8n >= historyNext * 7n;
+  if (!follows) throw new RpcAttemptError('lag', 'head base fee does not follow the fee history');
+  return computeNextBaseFee(baseFeePerGas, gasUsed, gasLimit);
 }
 
 /**

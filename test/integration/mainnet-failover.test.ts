@@ -291,8 +291,11 @@ describe('GET /api/gas when the primary provider fails', () => {
     },
   );
 
-  it('stamps a reading with its fee block time when the head answered is two blocks newer', async () => {
-    // The fee history ends two blocks before the head (the calls straddled blocks, or two backends).
+  it.each([
+    [-2, "two blocks behind the head: the reading follows the head (its next base fee is the head's)"],
+    [2, "two blocks ahead of the head: the reading is stamped with its own block's time, never fresher"],
+  ])('stamps a reading whose fee history ends %i blocks from the head answered (%s)', async (shift) => {
+    // The calls straddled blocks, or reached two backends of one load balancer.
     const shifted: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
       const sent = JSON.parse(String(init?.body)) as
@@ -306,17 +309,17 @@ describe('GET /api/gas when the primary provider fails', () => {
       }[]) {
         const call = calls.find((c) => c.id === item.id);
         if (call?.method === 'eth_feeHistory' && item.result?.oldestBlock)
-          item.result.oldestBlock = `0x${(BigInt(item.result.oldestBlock) - 2n).toString(16)}`;
+          item.result.oldestBlock = `0x${(BigInt(item.result.oldestBlock) + BigInt(shift)).toString(16)}`;
       }
       return Response.json(body, { status: res.status });
     };
     const model = upstreams.mainnet[0]!.model;
-    const head = model.headNumber(HEALTHY_VIEW);
-    const timestamp = Math.floor(Date.now() / 1000) - 1;
+    const head = model.headNumber(HEALTHY_VIEW) - 2;
+    const timestamp = Math.floor(Date.now() / 1000) - 25;
     for (const sim of upstreams.mainnet) sim.setHead({ number: head, timestamp });
     const reading = await readMainnetGasFromRpc(createTestDeps(upstreams.env, { fetch: shifted }));
-    expect(reading.blockNumber).toBe(head - 2);
-    expect(reading.blockTimestamp).toBe(timestamp - 24);
+    expect(reading.blockNumber).toBe(shift < 0 ? head : head + shift);
+    expect(reading.blockTimestamp).toBe(shift < 0 ? timestamp : timestamp + 12 * shift);
   });
 
   it('checks the chain id once per provider per process', async () => {

@@ -103,6 +103,8 @@ export function l2Notes(input: L2NoteInput): string[] {
 
 // Plain decimals: a model relays 0.000000125 ETH more reliably than 1.25e-7.
 const plain = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 12, useGrouping: false });
+// A price per gas to send, to the wei whatever its size (1234.567891234 gwei has 13 digits).
+const perGas = new Intl.NumberFormat('en-US', { maximumFractionDigits: 9, useGrouping: false });
 
 function formatAmount(amount: FeeAmount, token: string): string {
   const usd = amount.usd === null ? 'USD unknown' : `about $${plain.format(amount.usd)}`;
@@ -125,7 +127,7 @@ export function describeCost(data: {
   maxPriorityFeePerGas: number | null;
   expectedWaitSeconds: { p50: number; p90: number } | null;
 }): string {
-  const price = `${plain.format(data.gasPriceGwei)} gwei`;
+  const price = `${perGas.format(data.gasPriceGwei)} gwei`;
   const at = data.tier ? `the ${data.tier} tier, ${price}` : price;
   const head = `${data.gasLimit} gas on ${data.networkName} at ${at}`;
   const parts = [`execution ${formatAmount(data.execution, data.nativeToken)}`];
@@ -138,7 +140,7 @@ export function describeCost(data: {
     cost = `${formatAmount(data.execution, data.nativeToken)}${data.feeCompleteness === 'execution_only' ? ' (execution only, see notes)' : ''}`;
   const send =
     data.maxFeePerGas !== null && data.maxPriorityFeePerGas !== null
-      ? ` Send with maxFeePerGas ${plain.format(data.maxFeePerGas)} and maxPriorityFeePerGas ${plain.format(data.maxPriorityFeePerGas)} gwei`
+      ? ` Send with maxFeePerGas ${perGas.format(data.maxFeePerGas)} and maxPriorityFeePerGas ${perGas.format(data.maxPriorityFeePerGas)} gwei`
       : '';
   const wait = data.expectedWaitSeconds
     ? `, included in about ${data.expectedWaitSeconds.p50} s (90 % within ${data.expectedWaitSeconds.p90} s)`
