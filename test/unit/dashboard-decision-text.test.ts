@@ -53,3 +53,38 @@ describe('dashboard decision sentence', () => {
     },
   );
 });
+
+type RenderAccuracy = (section: { hidden: boolean }, el: { textContent: string }, accuracy: unknown) => void;
+const { renderAccuracy } = (await import(
+  new URL('../../lib/web/public/assets/sections.js', import.meta.url).href
+)) as { renderAccuracy: RenderAccuracy };
+
+describe('dashboard forecast-accuracy sentence', () => {
+  const accuracy = (realizedSavingPct: number) => ({
+    window: '7d',
+    source: 'live',
+    origins: 120,
+    mae: { model: 0.01, persistence: 0.02, sameHourYesterday: 0.03 },
+    decision: { realizedSavingPct, oracleSavingPct: 20.1 },
+  });
+  const render = (value: unknown) => {
+    const section = { hidden: true };
+    const el = { textContent: '' };
+    renderAccuracy(section, el, value);
+    return el.textContent;
+  };
+
+  it('says what following the advice saved', () => {
+    expect(render(accuracy(12.4))).toContain(
+      'Following its advice saved 12.4 % on average, of the 20.1 % a perfect forecast would have saved.',
+    );
+  });
+
+  it('calls a negative saving a cost, never "saved -12.4 %"', () => {
+    const text = render(accuracy(-12.4));
+    expect(text).toContain(
+      'Following its advice cost 12.4 % more than sending at once on average, where a perfect forecast would have saved 20.1 %.',
+    );
+    expect(text).not.toContain('saved -');
+  });
+});

@@ -257,11 +257,18 @@ export function renderAccuracy(section, el, accuracy) {
     `Over the last ${window.replace(/^(\d+)d$/, '$1 days')} (${origins} ${how}), the forecast was off by ${gwei(mae.model)} gwei on average, ` +
     `against ${gwei(mae.persistence)} gwei for assuming no change and ${gwei(mae.sameHourYesterday)} gwei for the same hour yesterday.`;
   if (decision && typeof decision.realizedSavingPct === 'number') {
-    text += ` Following its advice saved ${pct(decision.realizedSavingPct)} on average`;
+    const saving = decision.realizedSavingPct;
+    // A negative saving is a loss: following the advice cost more than sending at once.
     text +=
-      typeof decision.oracleSavingPct === 'number'
-        ? `, of the ${pct(decision.oracleSavingPct)} a perfect forecast would have saved.`
-        : '.';
+      saving < 0
+        ? ` Following its advice cost ${pct(-saving)} more than sending at once on average`
+        : ` Following its advice saved ${pct(saving)} on average`;
+    if (typeof decision.oracleSavingPct !== 'number') text += '.';
+    else
+      text +=
+        saving < 0
+          ? `, where a perfect forecast would have saved ${pct(decision.oracleSavingPct)}.`
+          : `, of the ${pct(decision.oracleSavingPct)} a perfect forecast would have saved.`;
   }
   el.textContent = text;
 }
