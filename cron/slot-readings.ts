@@ -43,8 +43,8 @@ export async function readMainnetForSlot(
 
 /**
  * Reads the L2 networks for a slot through the endpoints' service and returns the rows to store for
- * the `wanted` networks (live readings with a price, taken within the slot) and the wanted networks left
- * out, each with the service's status for the log.
+ * the `wanted` networks (live readings with a live or cached price, taken within the slot) and the
+ * wanted networks left out, each with the service's status (or why) for the log.
  */
 export async function readL2ForSlot(
   deps: AppDeps,
@@ -74,9 +74,11 @@ export async function readL2ForSlot(
         ? snapshot.status
         : snapshot.executionGasCostUsd === null
           ? 'no price'
-          : snapshot.fetchedAt !== null && snapshot.fetchedAt >= slotStart + SLOT_MS
-            ? 'reading after the slot'
-            : 'reading older than the slot';
+          : snapshot.priceStale
+            ? 'only a last good price'
+            : snapshot.fetchedAt !== null && snapshot.fetchedAt >= slotStart + SLOT_MS
+              ? 'reading after the slot'
+              : 'reading older than the slot';
   }
   return { rows, skipped };
 }

@@ -35,6 +35,11 @@ export interface L2NetworkSnapshot {
   l1FeeWei: bigint | null;
   /** When `l1FeeWei` was read, if before the gas price (the oracle's last good answer); else null. */
   l1FeeReadAt: number | null;
+  /**
+   * True when the USD figures come from a last good (`stale-*`, up to 5 minutes old) price of the
+   * network's native token (or of ETH, for an L1 fee) rather than a live or cached one.
+   */
+  priceStale: boolean;
 }
 
 /** One assembled answer: the served networks (SPEC order), their snapshot figures and its time. */
@@ -115,15 +120,16 @@ export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = 
 export type L2SnapshotRow = Omit<L2Snapshot, 'slotStart'>;
 
 /**
- * Picks the rows the snapshot job may store from an answer: live readings with a price only, since
- * the history holds fresh samples (a last good reading is already stored) and its USD columns are not
- * nullable.
+ * Picks the rows the snapshot job may store from an answer: live readings with a live (or cached)
+ * price only, since the history holds fresh samples (a last good reading is already stored) and its
+ * USD columns are not nullable (SPEC 2.11 serves `execution_gas_cost_usd` as a number): a row priced
+ * with a last good price would store minutes-old USD figures under the gas price's fresh read time.
  */
 export function selectL2SnapshotRows(result: L2GasResult): L2SnapshotRow[] {
   const rows: L2SnapshotRow[] = [];
   for (const s of result.snapshots) {
     if (s.status !== 'live' || s.fetchedAt === null || s.gasPriceGwei === null) continue;
-    if (s.executionGasCostUsd === null || s.nativeUsd === null) continue;
+    if (s.executionGasCostUsd === null || s.nativeUsd === null || s.priceStale) continue;
     rows.push({
       network: s.network,
       readAt: s.fetchedAt,
@@ -155,10 +161,11 @@ async function loadL2Gas(
     fetchedAt: now,
     updatedAt: readAts.length > 0 ? Math.min(...readAts) : now,
     networks: presented.map((p) => p.reading),
-    snapshots: presented.map(toSnapshot),
+    snapshots: presented.map((p, i) => toSnapshot(p, usesStalePrice(networks[i] as L2Network, prices))),
     // A last good price (`stale-*`) degrades the answer too: its USD figures are read again sooner.
     degraded:
-      prices.stale ||
+      prices.stale.ETH ||
+      prices.stale.POL ||
       presented.some(
         (p) =>
           p.status !== 'live' ||
@@ -169,18 +176,22 @@ async function loadL2Gas(
   };
 }
 
-/** The token prices, and whether either is a last good value rather than a live or cached one. */
-async function readPrices(
-  deps: AppDeps,
-  networks: readonly L2Network[],
-): Promise<TokenPrices & { stale: boolean }> {
+type ReadPrices = TokenPrices & { stale: Record<keyof TokenPrices, boolean> };
+
+/** The token prices, and which of them is a last good value rather than a live or cached one. */
+async function readPrices(deps: AppDeps, networks: readonly L2Network[]): Promise<ReadPrices> {
   const needsPol = networks.some((n) => n.nativeToken === 'POL');
   const [eth, pol] = await Promise.all([
     getTokenPrice(deps, 'ETH'),
     needsPol ? getTokenPrice(deps, 'POL') : Promise.resolve(null),
   ]);
-  const stale = [eth, pol].some((price) => price?.source.startsWith('stale-') ?? false);
-  return { ETH: eth.usd, POL: pol?.usd ?? null, stale };
+  const isStale = (price: { source: string } | null) => price?.source.startsWith('stale-') ?? false;
+  return { ETH: eth.usd, POL: pol?.usd ?? null, stale: { ETH: isStale(eth), POL: isStale(pol) } };
+}
+
+/** Whether a network's USD figures use a last good price: its native token's, or ETH's for its L1 fee. */
+function usesStalePrice(network: L2Network, prices: ReadPrices): boolean {
+  return prices.stale[network.nativeToken] || (network.hasL1DataFee && prices.stale.ETH);
 }
 
 /** A network as a shared data kind: its gas price, fee suggestion (and OP Stack L1 fee, Arbitrum L1 gas) from its providers. */
@@ -267,7 +278,7 @@ async function readFacts(
   };
 }
 
-function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {
+function toSnapshot(p: PresentedNetwork, priceStale: boolean): L2NetworkSnapshot {
   return {
     network: p.reading.id,
     status: p.status,
@@ -280,5 +291,6 @@ function toSnapshot(p: PresentedNetwork): L2NetworkSnapshot {
     gasPriceWei: p.gasPriceWei,
     l1FeeWei: p.l1FeeWei,
     l1FeeReadAt: p.l1FeeReadAt,
+    priceStale,
   };
 }

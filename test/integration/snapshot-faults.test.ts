@@ -12,6 +12,7 @@ import {
   countRows,
   ENGINE_KINDS,
   type EngineLab,
+  queryRows,
   startEngineLab,
 } from './helpers/history-engines';
 
@@ -105,6 +106,28 @@ describe('snapshot job when upstreams fail', () => {
     const result = await runSnapshotJob(deps, clockMs);
     expect(result).toMatchObject({ mainnet: 'written', l2: [] });
     expect(deps.logs.some((l) => l.includes('"base":"no price"'))).toBe(true);
+  });
+
+  it('skips every L2 network while its price is a last good one, not storing old USD figures as new', async () => {
+    const deps = depsOn(pglite.withDb);
+    const first = await runSnapshotJob(deps, clockMs);
+    expect([...first.l2].sort()).toEqual(ALL_L2);
+    await Promise.all([up.coingecko.fault('refuse'), up.coinbase.fault('refuse'), up.kraken.fault('refuse')]);
+    // Two slots later the gas prices are read live, but ETH and POL are served last good (stale-*).
+    for (let step = 0; step < 2; step++) {
+      clockMs += SLOT_MS;
+      const result = await runSnapshotJob(deps, clockMs);
+      expect(result).toMatchObject({ mainnet: 'written', l2: [] });
+    }
+    for (const network of ALL_L2) {
+      expect(deps.logs.some((l) => l.includes(`"${network}":"only a last good price"`))).toBe(true);
+    }
+    // Only the first slot's rows, priced when the sources answered, are stored.
+    const slots = await pglite.withDb((db) =>
+      queryRows(db, sql`SELECT DISTINCT slot_start FROM l2_snapshots`),
+    );
+    expect(slots.map((row) => new Date(row.slot_start as Date).getTime())).toEqual([first.slotStart]);
+    expect(await pglite.withDb((db) => countRows(db, 'l2_snapshots'))).toBe(ALL_L2.length);
   });
 });
 

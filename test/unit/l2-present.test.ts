@@ -111,11 +111,12 @@ describe('presentNetwork', () => {
 });
 
 describe('selectL2SnapshotRows', () => {
-  it('keeps only live readings that have a price', () => {
+  it('keeps only live readings that have a live or cached price', () => {
     const snapshot = (
       network: 'arbitrum' | 'optimism' | 'base' | 'polygon',
       status: 'live' | 'last-good' | 'unavailable',
       usd: number | null,
+      priceStale = false,
     ) => ({
       network,
       status,
@@ -127,6 +128,7 @@ describe('selectL2SnapshotRows', () => {
       gasPriceWei: status === 'unavailable' ? null : 10_000_000n,
       l1FeeWei: null,
       l1FeeReadAt: null,
+      priceStale,
     });
     const result: L2GasResult = {
       fetchedAt: NOW,
@@ -138,6 +140,8 @@ describe('selectL2SnapshotRows', () => {
         snapshot('optimism', 'live', 0.00063),
         snapshot('base', 'last-good', 0.0003),
         snapshot('polygon', 'live', null),
+        // A live gas price priced with a last good (stale-*) price: its USD figures are minutes old.
+        snapshot('base', 'live', 0.0003, true),
       ],
     };
     expect(selectL2SnapshotRows(result)).toEqual([
