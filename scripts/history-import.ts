@@ -28,12 +28,12 @@ async function main(): Promise<void> {
   if (values.driver !== undefined && values.driver !== 'neon' && values.driver !== 'pg') {
     throw new Error('--driver must be neon or pg');
   }
-  const scale = values.unit === 'wei' ? 1e-9 : 1;
-  const series = await readCsvSeries(file, {
+  // A wei file is read as whole wei and turned into gwei exact to the wei, never scaled by 1e-9.
+  const rows = await readCsvSeries(file, {
     timeColumn: values['time-column'],
     valueColumn: values['value-column'],
+    valueInWei: values.unit === 'wei',
   });
-  const rows = series.map((row) => ({ time: row.time, value: row.value * scale }));
 
   const config = parseConfig(process.env);
   const spec = scriptEngineSpec(config, values.driver);

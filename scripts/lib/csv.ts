@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { weiToGwei } from '../../lib/units';
 
 /** One row of a time series read from CSV: `time` in epoch milliseconds. */
 export interface SeriesRow {
@@ -10,6 +11,11 @@ export interface SeriesRow {
 export interface CsvSeriesOptions {
   timeColumn?: string;
   valueColumn?: string;
+  /**
+   * The value column holds whole wei: each cell is read as an integer and returned in gwei, exact to
+   * the wei (`weiToGwei`); scaling the number by 1e-9 is not (3 wei gave 3.0000000000000004e-9).
+   */
+  valueInWei?: boolean;
 }
 
 /** A CSV file that cannot be read as a series; the message names the column or line at fault. */
@@ -44,6 +50,7 @@ export function splitCsvLine(line: string): string[] {
 }
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
+const INTEGER = /^-?\d+$/;
 // "2024-01-02 03:04:05" or "2024-01-02T03:04:05" carries no zone: the data sets this reader serves are
 // all UTC, and a time read in the machine's zone would land hours off.
 const ZONELESS = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
@@ -100,6 +107,15 @@ export function parseCsvSeries(text: string, options: CsvSeriesOptions = {}): Se
     const time = parseTimeCell(timeCell);
     if (time === undefined) {
       throw new CsvError(`line ${i + 1}: time column "${timeName}" holds "${timeCell}", not a time`);
+    }
+    if (options.valueInWei) {
+      if (!INTEGER.test(valueCell)) {
+        throw new CsvError(
+          `line ${i + 1}: value column "${valueName}" holds "${valueCell}", not a whole number of wei`,
+        );
+      }
+      rows.push({ time, value: weiToGwei(BigInt(valueCell)) });
+      continue;
     }
     const value = Number(valueCell);
     if (valueCell === '' || !Number.isFinite(value)) {

@@ -3,9 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeDbError } from '../../lib/store/database';
-import type { DatabaseEngine } from '../../lib/store/engines';
+import { type DatabaseEngine, openDatabase } from '../../lib/store/engines';
 import { importHistory, seriesToSnapshots } from '../../lib/store/history-import';
 import { readHourlyHistory } from '../../lib/store/history-queries';
 import { insertMainnetSnapshot } from '../../lib/store/history-writes';
@@ -14,6 +15,7 @@ import {
   countRows,
   ENGINE_KINDS,
   type EngineLab,
+  queryRows,
   startEngineLab,
 } from './helpers/history-engines';
 
@@ -177,6 +179,30 @@ describe('npm run history:import', () => {
     });
     expect(old.stdout).toContain('742 rows into 0 slots on 127.0.0.1: 0 written, 0 kept');
     expect(old.stdout).toContain('742 rows older than the 35-day retention not imported');
+  });
+
+  it('stores a wei file exact to the wei (3 wei is 3e-9 gwei, not 3.0000000000000004e-9)', async () => {
+    // Three slots of a day ago, so the retention keeps them; the wei values a 1e-9 scale got wrong.
+    const slot = Math.floor((Date.now() / 1000 - 86_400) / 90) * 90;
+    const file = join(mkdtempSync(join(tmpdir(), 'import-')), 'wei.csv');
+    writeFileSync(file, `time,wei\n${slot},3\n${slot + 90},7\n${slot + 180},12345678901\n`);
+    const url = await lab.server.createDatabase('cli_import_wei');
+    const result = await cli([file, '--unit', 'wei'], { DATABASE_URL: url });
+    expect(result.stdout).toContain('3 rows into 3 slots on 127.0.0.1: 3 written, 0 kept');
+    const engine = await openDatabase({ kind: 'pg', url });
+    try {
+      const rows = await engine.withDb((db) =>
+        queryRows(
+          db,
+          sql`SELECT low_gwei, average_gwei, high_gwei FROM mainnet_snapshots ORDER BY slot_start`,
+        ),
+      );
+      expect(rows.map((row) => [row.low_gwei, row.average_gwei, row.high_gwei])).toEqual(
+        [3e-9, 7e-9, 12.345678901].map((gwei) => [gwei, gwei, gwei]),
+      );
+    } finally {
+      await engine.close();
+    }
   });
 
   it('stops with a message naming the bad column, and never prints the connection string', async () => {

@@ -57,6 +57,17 @@ describe('parseCsvSeries', () => {
     expect(() => parseCsvSeries('t,v\n2024-01-01T00:00:00Z,\n')).toThrow(/line 2: value column "v" holds ""/);
   });
 
+  it('reads a wei column as whole wei, in gwei exact to the wei, and refuses a cell that is not whole', () => {
+    const text = 't,wei\n1704164645,3\n1704164735,12345678901\n1704164825,7\n';
+    expect(parseCsvSeries(text, { valueInWei: true }).map((row) => row.value)).toEqual([
+      3e-9, 12.345678901, 7e-9,
+    ]);
+    expect(() => parseCsvSeries('t,wei\n1704164645,3\n1704164735,1.5\n', { valueInWei: true })).toThrow(
+      /line 3: value column "wei" holds "1.5", not a whole number of wei/,
+    );
+    expect(() => parseCsvSeries('t,wei\n1704164645,3e9\n', { valueInWei: true })).toThrow(CsvError);
+  });
+
   it('rejects an empty file', () => {
     expect(() => parseCsvSeries('\n\n')).toThrow(/empty/);
   });
