@@ -51,18 +51,50 @@ export function splitCsvLine(line: string): string[] {
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;
-// "2024-01-02 03:04:05" or "2024-01-02T03:04:05" carries no zone: the data sets this reader serves are
-// all UTC, and a time read in the machine's zone would land hours off.
-const ZONELESS = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+// An ISO 8601 date, or date-time: `T` or one space, a one- or two-digit hour, minutes, optional
+// seconds and fraction, and an optional zone (`Z`, ` UTC`, or an offset ±hh, ±hhmm, ±hh:mm). It is
+// built field by field with Date.UTC: Date.parse reads a form it does not know as ISO (a one-digit
+// hour, two spaces, "03:04:05 PM") in the machine's zone, and the data sets here are all UTC.
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z| UTC|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
-/** Parses a time cell: Unix seconds, or an ISO 8601 date-time (UTC when it names no zone). */
+/** The forms a time cell may take, for the error that refuses one. */
+const TIME_FORMS =
+  'an ISO 8601 date-time with a zone (Z, " UTC", ±hh:mm, ±hhmm or ±hh), one without a zone or a date ' +
+  '(read as UTC), or Unix seconds';
+
+/**
+ * Parses a time cell: Unix seconds, or an ISO 8601 date or date-time (UTC when it names no zone).
+ * Anything else (another zone name, AM/PM, a date that does not exist) is undefined, never guessed.
+ */
 export function parseTimeCell(cell: string): number | undefined {
-  if (cell === '') return undefined;
   if (NUMERIC.test(cell)) return Number(cell) * 1000;
-  const iso = ZONELESS.test(cell) ? `${cell.replace(' ', 'T')}Z` : cell;
-  if (!/^\d{4}-\d{2}-\d{2}/.test(iso)) return undefined;
-  const ms = Date.parse(iso);
-  return Number.isFinite(ms) ? ms : undefined;
+  const match = DATE_TIME.exec(cell);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second, fraction = '', zone = 'Z'] = match;
+  const [y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0] = [year, month, day, hour, minute, second].map(
+    (field) => Number(field ?? 0),
+  );
+  const at = new Date(Date.UTC(y, mo - 1, d, h, mi, sec, Number(fraction.slice(0, 3).padEnd(3, '0'))));
+  // Date.UTC rolls an out-of-range field over (Feb 30 to Mar 1, 24:00 to the next day): refused.
+  const exists =
+    at.getUTCFullYear() === y &&
+    at.getUTCMonth() === mo - 1 &&
+    at.getUTCDate() === d &&
+    at.getUTCHours() === h &&
+    at.getUTCMinutes() === mi &&
+    at.getUTCSeconds() === sec;
+  const offset = zoneOffsetMs(zone);
+  return exists && offset !== undefined ? at.getTime() - offset : undefined;
+}
+
+/** A zone designator's offset from UTC in ms: 0 for `Z` and ` UTC`; undefined for an impossible offset. */
+function zoneOffsetMs(zone: string): number | undefined {
+  if (zone === 'Z' || zone === ' UTC') return 0;
+  const hours = Number(zone.slice(1, 3));
+  const minutes = zone.length > 3 ? Number(zone.slice(-2)) : 0;
+  if (hours > 23 || minutes > 59) return undefined;
+  return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes) * 60_000;
 }
 
 /** Finds a column by header name, or by position when no name is given. */
@@ -106,7 +138,9 @@ export function parseCsvSeries(text: string, options: CsvSeriesOptions = {}): Se
     const valueCell = cells[valueIndex] ?? '';
     const time = parseTimeCell(timeCell);
     if (time === undefined) {
-      throw new CsvError(`line ${i + 1}: time column "${timeName}" holds "${timeCell}", not a time`);
+      throw new CsvError(
+        `line ${i + 1}: time column "${timeName}" holds "${timeCell}", not a time (${TIME_FORMS})`,
+      );
     }
     if (options.valueInWei) {
       if (!INTEGER.test(valueCell)) {

@@ -205,6 +205,39 @@ describe('npm run history:import', () => {
     }
   });
 
+  it('reads a time without a zone as UTC on a machine in another zone, and refuses a form it cannot read', async () => {
+    // Yesterday (UTC) at 3:04:05 and 9:30, written with a one-digit hour: Date.parse read them in New York.
+    const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+    const dir = mkdtempSync(join(tmpdir(), 'import-'));
+    const file = join(dir, 'zoneless.csv');
+    writeFileSync(file, `time,gwei\n${day} 3:04:05,12.5\n${day} 9:30,7\n`);
+    const url = await lab.server.createDatabase('cli_import_zoneless');
+    const env = { DATABASE_URL: url, TZ: 'America/New_York' };
+    expect((await cli([file], env)).stdout).toContain('2 rows into 2 slots on 127.0.0.1: 2 written, 0 kept');
+    const engine = await openDatabase({ kind: 'pg', url });
+    try {
+      const rows = await engine.withDb((db) =>
+        queryRows(db, sql`SELECT read_at FROM mainnet_snapshots ORDER BY slot_start`),
+      );
+      expect(rows.map((row) => new Date(row.read_at as Date).getTime())).toEqual([
+        Date.UTC(y, m - 1, d, 3, 4, 5),
+        Date.UTC(y, m - 1, d, 9, 30),
+      ]);
+    } finally {
+      await engine.close();
+    }
+    // A 12-hour time names no zone Date.parse would not guess: refused by line, with the forms read.
+    const bad = join(dir, 'pm.csv');
+    writeFileSync(bad, `time,gwei\n${day} 03:04:05 PM,12.5\n`);
+    await expect(cli([bad], env)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /line 2: time column "time" holds ".* PM", not a time \(.*Unix seconds\)/,
+      ),
+    });
+  });
+
   it('stops with a message naming the bad column, and never prints the connection string', async () => {
     const url = `postgres://importer:s3cr3t-pw@127.0.0.1:${lab.server.port}/postgres`;
     const bad = cli([FILE, '--value-column', 'gwei'], { DATABASE_URL: url });

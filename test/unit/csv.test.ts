@@ -37,6 +37,31 @@ describe('parseCsvSeries', () => {
       expect(parseTimeCell('2026-11-25T10:00:00')).toBe(Date.UTC(2026, 10, 25, 10));
       expect(parseTimeCell('2026-11-25T10:00')).toBe(Date.UTC(2026, 10, 25, 10));
       expect(parseTimeCell('2026-11-25T10:00:00+02:00')).toBe(Date.UTC(2026, 10, 25, 8));
+      // Forms Date.parse read in the machine's zone (15:04 UTC here): a one-digit hour, with or without seconds.
+      expect(parseTimeCell('2024-01-02 3:04:05')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+      expect(parseTimeCell('2024-01-02 3:04')).toBe(Date.UTC(2024, 0, 2, 3, 4));
+      expect(parseTimeCell('2024-01-02T3:04:05')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+      expect(parseTimeCell('2024-01-02')).toBe(Date.UTC(2024, 0, 2));
+      expect(parseTimeCell('2024-01-02 03:04:05.1234567')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5, 123));
+      // Stated zones: Z, " UTC", and offsets ±hh:mm, ±hhmm, ±hh (PostgreSQL writes "+00").
+      expect(parseTimeCell('2024-01-02T03:04:05Z')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+      expect(parseTimeCell('2024-01-02 03:04:05 UTC')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+      expect(parseTimeCell('2024-01-02T03:04:05-0530')).toBe(Date.UTC(2024, 0, 2, 8, 34, 5));
+      expect(parseTimeCell('2024-01-02 03:04:05+00')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+      // Anything else is refused rather than read in the machine's zone or rolled over.
+      for (const cell of [
+        '2024-01-02 03:04:05 PM',
+        '2024-01-02  03:04:05',
+        '2024-01-02 03:04:05 EST',
+        '2024-01-02T03:04:05 +02:00',
+        '2023-02-29',
+        '2024-01-02 24:00',
+        '2024-01-02T03:04:05+25:00',
+        'Jan 2, 2024 03:04:05',
+        '',
+      ]) {
+        expect(parseTimeCell(cell), cell).toBeUndefined();
+      }
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
@@ -52,7 +77,7 @@ describe('parseCsvSeries', () => {
 
   it('stops at an unreadable cell, naming its line and column', () => {
     expect(() => parseCsvSeries('t,v\n2024-01-01T00:00:00Z,1\nyesterday,2\n')).toThrow(
-      /line 3: time column "t" holds "yesterday"/,
+      /line 3: time column "t" holds "yesterday", not a time \(an ISO 8601 date-time with a zone .* or Unix seconds\)/,
     );
     expect(() => parseCsvSeries('t,v\n2024-01-01T00:00:00Z,\n')).toThrow(/line 2: value column "v" holds ""/);
   });
