@@ -99,16 +99,71 @@ describe('HTTP conventions', () => {
   });
 
   it.each([
-    ['an optional one', '?network=base&RANGE=10m', 'RANGE', 'did you mean range?', ['10m', '1d']],
     [
-      'a required one',
+      'in another case than an optional one',
+      '?network=base&RANGE=10m',
+      'RANGE',
+      'did you mean range?',
+      ['10m', '1d'],
+    ],
+    [
+      'in another case than a required one',
       '?Network=base',
       'network',
       'is required (Network was given: parameter names are case-sensitive)',
       ['arbitrum', 'base'],
     ],
+    [
+      'in array style ([]) for an optional one',
+      '?network=base&range[]=10m',
+      'range[]',
+      'array-style names with brackets are not read: did you mean range?',
+      ['10m', '1d'],
+    ],
+    [
+      'in array style ([0]) for an optional one',
+      '?network=base&range[0]=10m',
+      'range[0]',
+      'did you mean range?',
+      ['10m', '1d'],
+    ],
+    [
+      'in array style ([x]) for an optional one',
+      '?network=base&range%5Bx%5D=10m',
+      'range[x]',
+      'did you mean range?',
+      ['10m', '1d'],
+    ],
+    [
+      'in array style for a required one',
+      '?network[]=base',
+      'network',
+      'is required (network[] was given: array-style names with brackets are not read)',
+      ['arbitrum', 'base'],
+    ],
+    [
+      'with whitespace around an optional one',
+      '?network=base&%20range=10m',
+      ' range',
+      'whitespace around a name is not ignored: did you mean range?',
+      ['10m', '1d'],
+    ],
+    [
+      'with a space (+) after an optional one',
+      '?network=base&range+=10m',
+      'range ',
+      'did you mean range?',
+      ['10m', '1d'],
+    ],
+    [
+      'with whitespace around a required one',
+      '?network%09=base',
+      'network',
+      'is required ("network\\t" was given: whitespace around a name is not ignored)',
+      ['arbitrum', 'base'],
+    ],
   ])(
-    'answers 400 for a parameter name in another case than %s, never serving the default',
+    'answers 400 for a parameter name %s, never serving the default',
     async (_, query, name, reason, allowed) => {
       const res = await appWithProbe().request(`/api/probe${query}`);
       expect(res.status).toBe(400);
@@ -121,8 +176,21 @@ describe('HTTP conventions', () => {
   );
 
   it('ignores a query parameter the endpoint does not know, such as a cache buster', async () => {
-    const res = await appWithProbe().request('/api/probe?network=arbitrum&_=1732700000&Range2=x');
+    const res = await appWithProbe().request(
+      '/api/probe?network=arbitrum&_=1732700000&Range2=x&ranges[]=x&_[0]=1',
+    );
     expect(res.status).toBe(200);
+  });
+
+  it('lists a bounded number of array-style names, however many are sent', async () => {
+    const many = Array.from({ length: 2000 }, (_, i) => `range[${i}]=10m`).join('&');
+    const res = await appWithProbe().request(`/api/probe?network=base&${many}`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { detail: string; invalidParams: { name: string }[] };
+    expect(body.invalidParams.map((p) => p.name).slice(0, 2)).toEqual(['range[0]', 'range[1]']);
+    expect(body.invalidParams).toHaveLength(10);
+    expect(body.detail).toContain('1990 more such names are not listed.');
+    expect(JSON.stringify({ ...body, instance: '' }).length).toBeLessThan(4000);
   });
 
   it("documents each error status with an example of that status, a 503 with its route's own cause", async () => {

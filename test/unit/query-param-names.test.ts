@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { createTestDeps } from '../helpers/deps';
+
+// Apart from http-conventions.test.ts: its probe route declares `range` and `network` with other
+// allowed values, and the allowed values of a parameter are remembered by name.
+describe('query parameter names', () => {
+  it('refuses an array-style or spaced name of every query parameter of every endpoint (SPEC decision 7)', async () => {
+    // Real endpoints, their parameters read from the OpenAPI document so that a new one is covered too.
+    const app = createApp(
+      createTestDeps({}, { fetch: () => Promise.reject(new Error('no network in this test')) }),
+    );
+    const doc = (await (await app.request('/openapi.json')).json()) as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { parameters?: { name: string; in: string; required: boolean; schema: { enum: unknown[] } }[] }
+        >
+      >;
+    };
+    const checked = new Set<string>();
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      const params = (operations.get?.parameters ?? []).filter((p) => p.in === 'query');
+      for (const param of params) {
+        const allowed = param.schema.enum.map(String);
+        // Each other required parameter is given validly; an optional one is left to its default.
+        const others = params
+          .filter((p) => p !== param && p.required)
+          .map((p) => `${p.name}=${p.schema.enum[0]}`);
+        for (const sent of [`${param.name}[]`, `${param.name}[0]`, `${param.name}[a]`, ` ${param.name}`]) {
+          const query = [...others, `${encodeURIComponent(sent)}=${allowed.at(-1)}`].join('&');
+          const res = await app.request(`${path}?${query}`);
+          expect(res.status, `${path}?${query}`).toBe(400);
+          expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+          expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+          const body = (await res.json()) as { invalidParams: unknown[] };
+          const shown = sent.trim() === sent ? sent : JSON.stringify(sent);
+          expect(body.invalidParams, `${path}?${query}`).toEqual([
+            param.required
+              ? { name: param.name, reason: expect.stringContaining(`(${shown} was given`), allowed }
+              : { name: sent, reason: expect.stringContaining(`did you mean ${param.name}?`), allowed },
+          ]);
+        }
+        checked.add(`${path} ${param.name}`);
+      }
+    }
+    expect([...checked].sort()).toEqual([
+      '/api/forecast-accuracy window',
+      '/api/gas-history range',
+      '/api/gas-predictions timeframe',
+      '/api/l2-gas-history hours',
+      '/api/l2-gas-history network',
+    ]);
+  });
+});
