@@ -59,7 +59,7 @@ export function createNodeWebAssets(options: { publicDir?: string; vendorDir?: s
       if (!file) return undefined;
       const found = await load(file);
       if (!found) return undefined;
-      const gzip = found.gzip && acceptsGzip(request) ? found.gzip : undefined;
+      const gzip = found.gzip && acceptsGzip(request.headers.get('Accept-Encoding')) ? found.gzip : undefined;
       const etag = gzip?.etag ?? found.etag;
       const headers = new Headers({ ETag: etag, 'Content-Type': found.type, Vary: 'Accept-Encoding' });
       if (gzip) headers.set('Content-Encoding', 'gzip');
@@ -101,8 +101,30 @@ async function loadFile(path: string | undefined): Promise<LoadedFile | undefine
   };
 }
 
-function acceptsGzip(request: Request): boolean {
-  return /\bgzip\b/.test(request.headers.get('Accept-Encoding') ?? '');
+/**
+ * Whether an `Accept-Encoding` accepts gzip (RFC 9110 12.5.3): gzip (or its alias x-gzip) listed with
+ * a weight above 0, or not listed and `*` above 0; names are case-insensitive, and `gzip;q=0` refuses
+ * it. An element whose weight cannot be read is skipped. No header sends the bytes as they are.
+ */
+function acceptsGzip(header: string | null): boolean {
+  const weights = new Map<string, number>();
+  for (const element of (header ?? '').split(',')) {
+    const [coding = '', ...params] = element.split(';').map((part) => part.trim().toLowerCase());
+    if (coding === '') continue;
+    const q = params.find((param) => /^q\s*=/.test(param));
+    const weight = q === undefined ? 1 : weightOf(q.slice(q.indexOf('=') + 1).trim());
+    if (weight === undefined) continue;
+    const name = coding === 'x-gzip' ? 'gzip' : coding;
+    weights.set(name, Math.max(weights.get(name) ?? 0, weight));
+  }
+  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
+}
+
+/** A qvalue (`0`, `0.5`, `1.000`) as a number, or undefined when it is none. */
+function weightOf(text: string): number | undefined {
+  if (!/^\d+(\.\d+)?$/.test(text)) return undefined;
+  const weight = Number(text);
+  return weight <= 1 ? weight : undefined;
 }
 
 /** `If-None-Match` against the file's tags (weak comparison, as RFC 9110 asks for this header). */

@@ -92,6 +92,31 @@ describe('pages and assets on the Node host over HTTP', () => {
   });
 
   it.each([
+    ['gzip;q=0', false],
+    ['GZIP; Q=0', false],
+    ['br, gzip;q=0.000', false],
+    ['gzip;q=0, *', false],
+    ['*;q=0', false],
+    ['br, deflate', false],
+    ['identity', false],
+    ['gzip;q=2', false],
+    ['GZIP', true],
+    ['br;q=1, gzip;q=0.1', true],
+    ['x-gzip', true],
+    ['br, *;q=0.5', true],
+    ['gzip;q=0, gzip;q=0.5', true],
+  ] as const)('answers Accept-Encoding: %s with gzip: %s (RFC 9110 weights)', async (accept, gzipped) => {
+    const res = await fetch(`${base}/assets/vendor/swagger-ui-bundle.js`, {
+      headers: { 'Accept-Encoding': accept },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-encoding')).toBe(gzipped ? 'gzip' : null);
+    expect(res.headers.get('etag')?.endsWith('-gzip"')).toBe(gzipped);
+    expect(res.headers.get('vary')).toBe('Accept-Encoding');
+    await res.arrayBuffer();
+  });
+
+  it.each([
     '/assets/nope.js',
     '/assets/vendor/swagger-initializer.js',
     '/assets/../package.json',
