@@ -1,6 +1,6 @@
 import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { answerClientError, answerConnect } from '../../lib/node/host';
+import { answerClientError, answerConnect } from '../../lib/node/client-error';
 
 /** A socket stand-in that keeps what is written to it and whether it was destroyed. */
 function socket(underway = false) {

@@ -1,0 +1,111 @@
+import type { Duplex } from 'node:stream';
+import { responseHeaderRecord } from '../http/headers';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from '../http/problem';
+
+// Answers the Node host writes on a raw socket, for requests that never reach the app: those Node's
+// HTTP parser refuses, and CONNECT, which Node hands over apart from other requests.
+
+/** What answerClientError sends for a refusal of Node's parser, by its error code (else a 400). */
+const CLIENT_ERRORS: Readonly<
+  Record<string, { status: 408 | 413 | 431; reason: string; title: string; detail: string }>
+> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    title: 'Request header fields too large',
+    detail:
+      'The request line and headers are longer than this server reads; no URL of this API is that long.',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    title: 'Request timeout',
+    detail: 'The request did not arrive in full in time.',
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+    status: 413,
+    reason: 'Content Too Large',
+    title: 'Request body too large',
+    detail: 'The request body carries more chunk extensions than this server reads.',
+  },
+};
+
+/**
+ * Answers a request that Node's HTTP parser refused before the app could see it (a request line and
+ * headers over Node's limit, a malformed request, one that came too slowly) the way the app answers
+ * its own errors: a problem+json with CORS and the informational headers, where Node alone would send
+ * a bare status line; then closes the connection, which the parser cannot read on from. A connection
+ * whose response to an earlier request is already under way is closed without a word, as Node does:
+ * an answer now would land inside that response.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const underway = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    ?.headersSent;
+  if (!socket.writable || error.code === 'ECONNRESET' || underway) {
+    socket.destroy();
+    return;
+  }
+  const known = error.code === undefined ? undefined : CLIENT_ERRORS[error.code];
+  const { status, reason, title, detail } = known ?? {
+    status: 400 as const,
+    reason: 'Bad Request',
+    title: 'Bad request',
+    detail: 'The request could not be read as HTTP/1.1.',
+  };
+  endWithProblem(socket, reason, new HttpProblem(status, title, detail));
+}
+
+/**
+ * Answers a CONNECT, which Node's server hands to a `connect` listener instead of the app (with no
+ * listener it drops the connection unanswered): this server is no proxy, so, as the app answers any
+ * method a path does not serve, a 405 with the path's methods in `Allow`, or a 404 where no resource
+ * is. Returns the status for the request log (undefined when the connection was closed unanswered).
+ */
+export function answerConnect(
+  target: string,
+  socket: Duplex,
+  methodsOf: (path: string) => string[],
+): number | undefined {
+  // Node hands the socket over without its error listener: a client's reset would throw otherwise.
+  socket.on('error', () => socket.destroy());
+  // An earlier request's answer is still to come on this connection (pipelined): ours would go out
+  // in its place. Closed without a word, as Node does.
+  if ((socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return undefined;
+  }
+  const path = pathOfTarget(target);
+  const methods = path === '-' ? [] : methodsOf(path);
+  const problem =
+    methods.length > 0
+      ? new HttpProblem(405, 'Method not allowed', `CONNECT is not allowed on ${path}.`, {
+          allow: [...methods, 'OPTIONS'],
+        })
+      : new HttpProblem(404, 'Not found', 'There is no resource at that target; see /openapi.json.');
+  endWithProblem(socket, problem.status === 405 ? 'Method Not Allowed' : 'Not Found', problem);
+  // The server no longer tracks this socket as HTTP: once the answer is out it is closed whole, or a
+  // client that keeps its side open would hold the server's close (and a shutdown) open.
+  socket.once('finish', () => socket.destroy());
+  return problem.status;
+}
+
+/** Writes `problem` as a whole HTTP/1.1 response on a raw socket, with the app's headers, and closes it. */
+function endWithProblem(socket: Duplex, reason: string, problem: HttpProblem): void {
+  const body = JSON.stringify(problemBody(problem));
+  const headers = responseHeaderRecord({
+    'Content-Type': PROBLEM_CONTENT_TYPE,
+    'Cache-Control': 'no-store',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ...(problem.extra.allow ? { Allow: problem.extra.allow.join(', ') } : {}),
+    Connection: 'close',
+  });
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${problem.status} ${reason}\r\n${head.join('')}\r\n${body}`);
+}
+
+/** The path of a request target without its query (`-` for one that is not a path). */
+export function pathOfTarget(target: string): string {
+  if (target.charCodeAt(0) !== 47) return '-';
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
+}
