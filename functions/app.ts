@@ -104,6 +104,20 @@ function instanceOf(url: string): string {
 }
 
 /**
+ * Every method some path answers (HEAD wherever GET is) and OPTIONS: what the server as a whole
+ * offers to an `OPTIONS *`.
+ */
+export function serverMethods(app: ApiApp): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    methods.add(route.method);
+    if (route.method === 'GET') methods.add('HEAD');
+  }
+  return [...methods.add('OPTIONS')];
+}
+
+/**
  * Methods a path answers: those registered for it (exactly, or under a `/*` route), HEAD wherever GET
  * is (Hono answers it); a non-empty list means a 405 rather than a 404, and is what a preflight offers.
  */

@@ -51,6 +51,23 @@ export function applyResponseHeaders(headers: Headers, method: string, path: str
 }
 
 /**
+ * The headers of a 204 answer to OPTIONS: the methods offered (OPTIONS among them) as Allow and for
+ * CORS, and the request headers a page may send (those it asked for, else the ones the API reads).
+ */
+export function optionsHeaders(
+  methods: readonly string[],
+  requestedHeaders: string | undefined,
+): Record<string, string> {
+  const allow = [...new Set([...methods, 'OPTIONS'])].join(', ');
+  return {
+    Allow: allow,
+    'Access-Control-Allow-Methods': allow,
+    'Access-Control-Allow-Headers': requestedHeaders ?? CORS_ALLOW_HEADERS,
+    'Access-Control-Max-Age': '86400',
+  };
+}
+
+/**
  * Middleware form of applyResponseHeaders, plus the CORS preflight: 204 with the methods the path
  * answers (`methodsOf`, OPTIONS added) as Access-Control-Allow-Methods and Allow; an unknown path
  * goes on to the app's 404.
@@ -59,16 +76,9 @@ export function responseHeaders(methodsOf: (path: string) => string[]): Middlewa
   return async (c, next) => {
     const methods = c.req.method === 'OPTIONS' ? methodsOf(c.req.path) : [];
     if (methods.length > 0) {
-      const allow = [...methods, 'OPTIONS'].join(', ');
       const res = new Response(null, {
         status: 204,
-        headers: {
-          Allow: allow,
-          'Access-Control-Allow-Methods': allow,
-          'Access-Control-Allow-Headers':
-            c.req.header('Access-Control-Request-Headers') ?? CORS_ALLOW_HEADERS,
-          'Access-Control-Max-Age': '86400',
-        },
+        headers: optionsHeaders(methods, c.req.header('Access-Control-Request-Headers')),
       });
       applyResponseHeaders(res.headers, 'OPTIONS', c.req.path, 204);
       return res;

@@ -13,7 +13,7 @@ export interface InvalidParam {
 export class HttpProblem extends Error {
   override name = 'HttpProblem';
   constructor(
-    readonly status: 400 | 404 | 405 | 408 | 413 | 431 | 500 | 503,
+    readonly status: 400 | 404 | 405 | 408 | 413 | 431 | 500 | 501 | 503,
     readonly title: string,
     readonly detail: string,
     readonly extra: { invalidParams?: InvalidParam[]; retryAfterSeconds?: number; allow?: string[] } = {},

@@ -7,7 +7,7 @@ import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from '../http/problem'
 
 /** What answerClientError sends for a refusal of Node's parser, by its error code (else a 400). */
 const CLIENT_ERRORS: Readonly<
-  Record<string, { status: 408 | 413 | 431; reason: string; title: string; detail: string }>
+  Record<string, { status: 408 | 413 | 431 | 501; reason: string; title: string; detail: string }>
 > = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
@@ -28,17 +28,30 @@ const CLIENT_ERRORS: Readonly<
     title: 'Request body too large',
     detail: 'The request body carries more chunk extensions than this server reads.',
   },
+  // A method Node's parser does not know (FOO), or a known one in lower case (get): RFC 9110 15.6.2
+  // makes an unrecognised method a 501, not a 400.
+  HPE_INVALID_METHOD: {
+    status: 501,
+    reason: 'Not Implemented',
+    title: 'Method not implemented',
+    detail: 'The request method is not one this server implements; method names are case-sensitive.',
+  },
 };
 
 /**
  * Answers a request that Node's HTTP parser refused before the app could see it (a request line and
- * headers over Node's limit, a malformed request, one that came too slowly) the way the app answers
- * its own errors: a problem+json with CORS and the informational headers, where Node alone would send
- * a bare status line; then closes the connection, which the parser cannot read on from. A connection
- * whose response to an earlier request is already under way is closed without a word, as Node does:
- * an answer now would land inside that response.
+ * headers over Node's limit, a malformed request, one that came too slowly, a method it does not
+ * know) the way the app answers its own errors: a problem+json with CORS and the informational
+ * headers, where Node alone would send a bare status line; then closes the connection, which the
+ * parser cannot read on from. The 501 for an unknown method names `methods`, all the server
+ * implements. A connection whose response to an earlier request is already under way is closed
+ * without a word, as Node does: an answer now would land inside that response.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+export function answerClientError(
+  error: Error & { code?: string },
+  socket: Duplex,
+  methods: readonly string[] = [],
+): void {
   const underway = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
     ?.headersSent;
   if (!socket.writable || error.code === 'ECONNRESET' || underway) {
@@ -52,7 +65,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     title: 'Bad request',
     detail: 'The request could not be read as HTTP/1.1.',
   };
-  endWithProblem(socket, reason, new HttpProblem(status, title, detail));
+  const offered = status === 501 && methods.length > 0 ? ` It implements ${methods.join(', ')}.` : '';
+  endWithProblem(socket, reason, new HttpProblem(status, title, detail + offered));
 }
 
 /**

@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { runScheduledJobs } from '../../cron/scheduled';
-import { allowedMethods, createApp } from '../../functions/app';
+import { allowedMethods, createApp, serverMethods } from '../../functions/app';
 import { type Config, parseConfig } from '../config';
 import type { AppDeps } from '../deps';
 import { createCoalescingCache } from '../http/cache';
 import { createAnswerRoutes } from '../http/cached-answer';
 import { createRenderedJsonCache } from '../http/cached-json';
+import { optionsHeaders, responseHeaderRecord } from '../http/headers';
 import { HttpProblem, standaloneProblemResponse } from '../http/problem';
 import { createLogger, type Logger } from '../log';
 import { createLastGoodStore } from '../store/create-last-good';
@@ -116,7 +117,28 @@ export async function startNodeHost(
     log.info(`CONNECT ${pathOfTarget(req.url ?? '-')} ${status ?? 'closed'} 0ms`);
   };
 
-  const server = await listen({ fetch: handle, immediate, refused, connect }, config.port);
+  // `OPTIONS *` asks what the server as a whole supports (RFC 9110 9.3.7). It names no resource, so
+  // Hono's adapter cannot make a URL of it (it got a 400): answered here as the app answers a
+  // preflight, with every method some path answers.
+  const methods = serverMethods(app);
+  const serverWide = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.method !== 'OPTIONS' || req.url !== '*') return false;
+    const requested = req.headers['access-control-request-headers'];
+    res.writeHead(
+      204,
+      responseHeaderRecord({ ...optionsHeaders(methods, requested), 'Cache-Control': 'no-store' }),
+    );
+    res.end();
+    log.info('OPTIONS * 204 0ms');
+    return true;
+  };
+  // An unknown method's 501 names the methods the server implements.
+  const clientError = (error: Error, socket: Duplex) => answerClientError(error, socket, methods);
+
+  const server = await listen(
+    { fetch: handle, serverWide, immediate, refused, connect, clientError },
+    config.port,
+  );
   const port = (server.address() as { port: number }).port;
   if (!config.publicBaseUrl) config.publicBaseUrl = `http://localhost:${port}`;
   const scheduler =
@@ -139,18 +161,25 @@ export async function startNodeHost(
 /** How the host's HTTP server answers (see listen). */
 interface Answering {
   fetch: (request: Request) => Response | Promise<Response>;
+  /** Answers a request about the server as a whole (`OPTIONS *`); false for any other. */
+  serverWide: (req: IncomingMessage, res: ServerResponse) => boolean;
   immediate: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** The answer to a request the adapter refused (`req` when it refused it on arrival). */
   refused: (error: unknown, req: IncomingMessage | undefined) => Response;
   /** Answers a CONNECT request on its socket (Node hands it over apart from the others). */
   connect: (req: IncomingMessage, socket: Duplex) => void;
+  /** Answers a request Node's HTTP parser refused. */
+  clientError: (error: Error, socket: Duplex) => void;
 }
 
 /**
- * Starts the HTTP server and resolves once it listens: each request is offered to `immediate` first,
- * and goes to `fetch` through Hono's Node adapter when `immediate` does not answer it.
+ * Starts the HTTP server and resolves once it listens: each request is offered to `serverWide`, then
+ * to `immediate`, and goes to `fetch` through Hono's Node adapter when neither answers it.
  */
-function listen({ fetch, immediate, refused, connect }: Answering, port: number): Promise<Server> {
+function listen(
+  { fetch, serverWide, immediate, refused, connect, clientError }: Answering,
+  port: number,
+): Promise<Server> {
   // The adapter refuses a request it cannot read synchronously, within the call below: that request
   // is `arriving` then.
   let arriving: IncomingMessage | undefined;
@@ -160,7 +189,7 @@ function listen({ fetch, immediate, refused, connect }: Answering, port: number)
   });
   const server = createServer((req, res) => {
     try {
-      if (immediate(req, res)) return;
+      if (serverWide(req, res) || immediate(req, res)) return;
     } catch {
       // Not expected (fixed headers, pure checks). An answer already written stands; one begun is
       // cut off; else the adapter answers.
@@ -176,7 +205,7 @@ function listen({ fetch, immediate, refused, connect }: Answering, port: number)
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.on('clientError', answerClientError);
+    server.on('clientError', clientError);
     server.on('connect', connect);
     server.listen(port, '0.0.0.0', () => resolve(server));
   });

@@ -105,6 +105,63 @@ describe('Node host over HTTP', () => {
   );
 
   it.each([
+    ['an unknown method', 'FOO /api/gas HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['a method in lower case', 'get /api/gas HTTP/1.1\r\nHost: a\r\n\r\n'],
+  ])(
+    'answers %s, which Node refuses before the app, with a 501 naming the methods it implements',
+    async (_, request) => {
+      // RFC 9110 15.6.2: an unrecognised method is a 501, not a 400 (it was a 400 'could not be read').
+      const { head, body } = await rawProblem(request, 501);
+      expect(head.split('\r\n')[0]).toBe('HTTP/1.1 501 Not Implemented');
+      expect(JSON.parse(body)).toMatchObject({
+        status: 501,
+        title: 'Method not implemented',
+        detail: expect.stringContaining('It implements GET, HEAD, POST, OPTIONS.'),
+      });
+    },
+  );
+
+  it.each(['PROPFIND', 'QUERY', 'SEARCH'])(
+    "answers %s, a method Node knows and no path answers, with the app's 405 and Allow",
+    async (method) => {
+      const res = await fetch(`${base}/api/gas`, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      await res.arrayBuffer();
+    },
+  );
+
+  it('answers OPTIONS * (the server as a whole) with 204, Allow and the usual headers, keeping the connection', async () => {
+    const before = lines.length;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(host.port, '127.0.0.1', () =>
+        socket.write(
+          'OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\nGET /nope HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+        ),
+      );
+      let data = '';
+      socket.on('data', (chunk) => {
+        data += chunk.toString();
+      });
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    const [head = '', next = ''] = answer.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 204 No Content');
+    expect(head).toContain('Allow: GET, HEAD, POST, OPTIONS');
+    expect(head).toContain('Access-Control-Allow-Methods: GET, HEAD, POST, OPTIONS');
+    expect(head).toContain('Access-Control-Allow-Origin: *');
+    expect(head).toContain('X-API-Tier: free');
+    expect(head).toContain('X-RateLimit-Window: 1h');
+    expect(head).not.toMatch(/^Content-Length:/im);
+    // The connection stays open: the request behind it is answered too.
+    expect(next).toMatch(/^HTTP\/1.1 404 /);
+    expect(lines.slice(before).join('\n')).toContain('OPTIONS * 204');
+  });
+
+  it.each([
     ['CONNECT /api/gas HTTP/1.1\r\nHost: a\r\n\r\n', 405, 'GET, HEAD, OPTIONS', 'CONNECT /api/gas 405'],
     ['CONNECT /nope HTTP/1.1\r\nHost: a\r\n\r\n', 404, null, 'CONNECT /nope 404'],
     ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 404, null, 'CONNECT - 404'],

@@ -23,7 +23,8 @@ describe("answerClientError (requests Node's parser refuses)", () => {
     ['HPE_HEADER_OVERFLOW', 431, 'Request Header Fields Too Large'],
     ['ERR_HTTP_REQUEST_TIMEOUT', 408, 'Request Timeout'],
     ['HPE_CHUNK_EXTENSIONS_OVERFLOW', 413, 'Content Too Large'],
-    ['HPE_INVALID_METHOD', 400, 'Bad Request'],
+    ['HPE_INVALID_METHOD', 501, 'Not Implemented'],
+    ['HPE_INVALID_VERSION', 400, 'Bad Request'],
   ])('answers %s with %i as a problem with CORS and the informational headers', (code, status, reason) => {
     const { s, written } = socket();
     answerClientError(refusal(code), s);
@@ -33,6 +34,15 @@ describe("answerClientError (requests Node's parser refuses)", () => {
     expect(head).toContain('Connection: close');
     expect(head).toContain(`Content-Length: ${Buffer.byteLength(body)}`);
     expect(JSON.parse(body)).toMatchObject({ status, type: `https://httpstatuses.io/${status}` });
+  });
+
+  it('names the methods the server implements in the 501 for a method it does not know', () => {
+    const { s, written } = socket();
+    answerClientError(refusal('HPE_INVALID_METHOD'), s, ['GET', 'HEAD', 'POST', 'OPTIONS']);
+    const body = JSON.parse(written.join('').split('\r\n\r\n')[1] ?? '') as { title: string; detail: string };
+    expect(body.title).toBe('Method not implemented');
+    expect(body.detail).toContain('method names are case-sensitive');
+    expect(body.detail).toContain('It implements GET, HEAD, POST, OPTIONS.');
   });
 
   it('closes without a word a connection whose earlier response is under way (an answer would land inside it)', () => {
