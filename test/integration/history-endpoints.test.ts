@@ -149,6 +149,24 @@ describe('history endpoint parameters', () => {
     expect(calls).toEqual([]);
   });
 
+  it.each(['range[]', 'range[0]', 'range%5Bx%5D', '%20range'])(
+    'gas-history: %s=7d is a 400 naming the name sent, never the 1d default',
+    async (name) => {
+      const res = await request(`/api/gas-history?${name}=7d`);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+      const body = (await res.json()) as { invalidParams: unknown };
+      expect(body.invalidParams).toEqual([
+        {
+          name: decodeURIComponent(name),
+          reason: expect.stringContaining('did you mean range?'),
+          allowed: RANGES,
+        },
+      ]);
+      expect(calls).toEqual([]);
+    },
+  );
+
   const NETWORKS = ['arbitrum', 'optimism', 'base', 'polygon'];
   const HOURS = ['1', '6', '24', '168'];
   it.each([
@@ -163,6 +181,11 @@ describe('history endpoint parameters', () => {
       ],
     ],
     ['repeated network', '?network=base&network=base&hours=24', [['network', 'is repeated']]],
+    [
+      'array-style network',
+      '?network[]=base&hours=1',
+      [['network', 'is required (network[] was given: array-style names with brackets are not read)']],
+    ],
     ['repeated hours', '?network=base&hours=1&hours=6', [['hours', 'is repeated']]],
     ['empty network', '?network=&hours=24', [['network', 'is empty']]],
     ['empty hours', '?network=base&hours=', [['hours', 'is empty']]],
