@@ -33,9 +33,10 @@ export function computeMedian(values: readonly bigint[]): bigint {
 export function computePercentileFees(
   history: FeeHistory,
   percentileCount: number,
-  nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint,
+  nextBaseFeeGiven?: bigint,
 ): bigint[] {
   assertFeeHistoryShape(history, percentileCount);
+  const nextBaseFee = nextBaseFeeGiven ?? (history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint);
   const filled = history.reward.filter((_, i) => (history.gasUsedRatio[i] ?? 0) > 0);
   return Array.from(
     { length: percentileCount },
@@ -49,16 +50,14 @@ export function computePercentileFees(
  * fee plus its tip, and never below that base fee), ordered low <= average <= high, positive and
  * below the sanity ceiling, or an OracleError is thrown.
  */
-export function computeTiers(
-  history: FeeHistory,
-  nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint,
-): GasTiers {
+export function computeTiers(history: FeeHistory, nextBaseFeeGiven?: bigint): GasTiers {
   // Rows are checked ascending, so their per-column medians are too; assertSaneTiers checks the order.
-  const [low, average, high] = computePercentileFees(history, 3, nextBaseFee).map(weiToGwei) as [
+  const [low, average, high] = computePercentileFees(history, 3, nextBaseFeeGiven).map(weiToGwei) as [
     number,
     number,
     number,
   ];
+  const nextBaseFee = nextBaseFeeGiven ?? (history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint);
   const tiers = { low, average, high, baseFee: weiToGwei(nextBaseFee) };
   assertSaneTiers(tiers);
   return tiers;

@@ -37,12 +37,10 @@ const TIER_COLUMNS = READING_PERCENTILES.map((_, i) => i).slice(1);
  * fee is the history's own, unless a newer head gave `nextBaseFee`. Throws an OracleError for a
  * malformed history or insane tiers.
  */
-export function computeWalletFees(
-  history: FeeHistory,
-  nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint,
-): WalletFees {
+export function computeWalletFees(history: FeeHistory, nextBaseFeeGiven?: bigint): WalletFees {
   const tierHistory = selectRewardColumns(history, TIER_COLUMNS);
-  const tiers = computeTiers(tierHistory, nextBaseFee);
+  const tiers = computeTiers(tierHistory, nextBaseFeeGiven);
+  const nextBaseFee = nextBaseFeeGiven ?? (history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint);
   const fees = computePercentileFees(tierHistory, TIER_COLUMNS.length, nextBaseFee);
   const wallet = {} as Record<TierName, WalletTier>;
   let previousTip = 0n;

@@ -133,9 +133,11 @@ export async function readMainnetGasFromRpc(
 
 async function readSample(client: RpcClient): Promise<FeeSample> {
   const call = rpcCall(client);
+  const askFeeHistory = (newest: string) =>
+    call('eth_feeHistory', [`0x${FEE_HISTORY_BLOCKS.toString(16)}`, newest, [...READING_PERCENTILES]]);
   // Issued in the same tick, so a batching transport sends them as one JSON-RPC batch.
   const [rawHistory, block, blobFee] = await Promise.all([
-    call('eth_feeHistory', [`0x${FEE_HISTORY_BLOCKS.toString(16)}`, 'latest', [...READING_PERCENTILES]]),
+    askFeeHistory('latest'),
     getBlock(client, { blockTag: 'latest' }),
     // An answer that is not a quantity (null, "0x") is a missing method in disguise: the blob fee then
     // comes from the fee history, and the rest of the reading stands.
@@ -148,7 +150,7 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
     throw new RpcAttemptError('malformed', 'latest block without number or timestamp');
   }
-  const history = parseFeeHistory(rawHistory);
+  let history = parseFeeHistory(rawHistory);
   const head = { number: block.number, timestamp: Number(block.timestamp) };
   if (head.number > computeMainnetBlockCeiling(head.timestamp)) {
     throw new RpcAttemptError('absurd', 'block number ahead of any mainnet block of its time');
@@ -159,14 +161,23 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
   if (floor !== undefined && head.number < BigInt(floor)) {
     throw new RpcAttemptError('absurd', 'block number far behind any mainnet block of its time');
   }
-  const newest = getNewestBlock(history);
-  const skew = head.number > newest ? head.number - newest : newest - head.number;
+  const first = getNewestBlock(history);
+  const skew = head.number > first ? head.number - first : first - head.number;
   if (skew > MAX_HEAD_SKEW_BLOCKS) throw new RpcAttemptError('lag', 'fee history and head disagree');
+  // The calls straddled a new block, or reached two backends of one load balancer: the fee history's
+  // next base fee is then a block already mined. Asked again at the head, it is the head's.
+  if (head.number > first) history = (await readFeeHistoryAt(askFeeHistory, head.number)) ?? history;
+  const newest = getNewestBlock(history);
   const headAhead = head.number > newest;
   const fees = computeWalletFees(
     history,
     headAhead ? computeBaseFeeAfterHead(block, head, history) : undefined,
   );
+  if (headAhead) {
+    // The blob fees of the head and the block after it are not in this history, and without a fork
+    // table they cannot be computed from the header: none are served rather than a block-old pair.
+    return { fees, blob: null, blobMissing: 'lag', block: head };
+  }
   const blobFeeWei = 'value' in blobFee ? blobFee.value : null;
   // The header checks only hold when the fee history and the block are the same newest block.
   const header =
@@ -175,16 +186,32 @@ async function readSample(client: RpcClient): Promise<FeeSample> {
       : { blobGasUsed: undefined, excessBlobGas: undefined, sameBlock: false };
   const blob = readBlobFees(history, blobFeeWei, header);
   const blobMissing = blob === null ? ('failure' in blobFee ? blobFee.failure : 'absent') : undefined;
-  const reflected = headAhead
-    ? head
-    : { number: newest, timestamp: head.timestamp - Number(head.number - newest) * SLOT_SECONDS };
-  return { fees, blob, block: reflected, ...(blobMissing ? { blobMissing } : {}) };
+  // A fee history newer than the head is stamped a slot later per block, never fresher than its fees.
+  const timestamp = head.timestamp - Number(head.number - newest) * SLOT_SECONDS;
+  return { fees, blob, block: { number: newest, timestamp }, ...(blobMissing ? { blobMissing } : {}) };
 }
 
 /**
- * The base fee of the block after a head that is one or two blocks ahead of the fee history, exact
- * per EIP-1559 from the head's header: the fee history's own next base fee is then a block already
- * mined, and a max fee built on it would cover fewer full blocks than documented. The head's base fee
+ * The fee history ending at block `number` (the head), or null when the provider cannot give it yet
+ * (its fee-history backend is behind) or gives another.
+ */
+async function readFeeHistoryAt(
+  askFeeHistory: (newest: string) => Promise<unknown>,
+  number: bigint,
+): Promise<FeeHistory | null> {
+  try {
+    const history = parseFeeHistory(await askFeeHistory(`0x${number.toString(16)}`));
+    return getNewestBlock(history) === number ? history : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The base fee of the block after a head that is one or two blocks ahead of the fee history (asked
+ * again, the provider could not give it at the head), exact per EIP-1559 from the head's header: the
+ * fee history's own next base fee is then a block already mined, and a max fee built on it would
+ * cover fewer full blocks than documented. The head's base fee
  * must follow from the history (equal to its next base fee one block on, within one EIP-1559 step of
  * it two blocks on), or the two answers are not of one chain.
  */
@@ -197,6 +224,8 @@ function computeBaseFeeAfterHead(
   if (typeof baseFeePerGas !== 'bigint' || typeof gasUsed !== 'bigint' || typeof gasLimit !== 'bigint') {
     throw new RpcAttemptError('malformed', 'latest block without base fee or gas');
   }
+  if (gasLimit <= 0n || gasUsed > gasLimit)
+    throw new RpcAttemptError('absurd', 'head uses more gas than its limit');
   const historyNext = history.baseFeePerGas[history.baseFeePerGas.length - 1] as bigint;
   const follows =
     head.number === getNewestBlock(history) + 1n

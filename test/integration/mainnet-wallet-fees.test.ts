@@ -238,8 +238,23 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
   // The batch's calls can straddle a new block, or reach two backends of one load balancer: the fee
   // history's own next base fee is then a block already mined, and max fees built on it cover fewer
   // full blocks than documented.
+  it('asks the fee history again at the head when the batch answered it a block behind, and serves it whole', async () => {
+    freezeHeads();
+    const primary = upstreams.mainnet[0]!;
+    await primary.fault('lag', { methods: ['eth_feeHistory'], blocks: 1, times: 1 });
+    const { res, body } = await getGas(createTestDeps(upstreams.env));
+    expect(res.status).toBe(200);
+    expect(body.source).toBe(labelOf(0));
+    expect(primary.requests.total).toBe(2);
+    const next = primary.model.fees(HEAD + 1, HEALTHY_VIEW);
+    expect(body.blockNumber).toBe(HEAD);
+    expect(body.nextBaseFee).toBe(gwei(next.baseFee));
+    expect(body.blobBaseFee).toBe(gwei(primary.model.fees(HEAD, HEALTHY_VIEW).blobBaseFee));
+    expect(body.nextBlobBaseFee).toBe(gwei(next.blobBaseFee));
+  });
+
   it.each([1, 2])(
-    'serves the base fee after the head when the fee history is %i block(s) behind it, with the blob market',
+    'serves the base fee after the head from its header when the fee history stays %i block(s) behind it, without blob fees',
     async (behind) => {
       freezeHeads();
       for (const sim of upstreams.mainnet)
@@ -263,9 +278,11 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
         );
         expect(parseGwei(body[name].toFixed(9))).toBe(next + tip);
       }
-      // eth_blobBaseFee prices a block the fee history does not reach: not checked against it, so the
-      // provider and its blob market stand.
-      expect(body.nextBlobBaseFee).toBe(gwei(model.fees(HEAD - behind + 1, HEALTHY_VIEW).blobBaseFee));
+      // The history holds neither the head's blob fee nor the next one's: none is served, the rest is.
+      expect(body).toMatchObject({ blobBaseFee: null, nextBlobBaseFee: null, blobGasUsedRatio: null });
+      expect(deps.logs.some((l) => l.includes('blob fees unavailable') && l.includes('"kind":"lag"'))).toBe(
+        true,
+      );
       expect(deps.logs.some((l) => l.includes('rpc attempt failed'))).toBe(false);
     },
   );
@@ -279,6 +296,28 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     expect(body.source).toBe(labelOf(1));
     expect(
       deps.logs.some((l) => l.includes(`"provider":"${labelOf(0)}"`) && l.includes('"kind":"lag"')),
+    ).toBe(true);
+  });
+
+  it('rejects a head ahead of the fee history that used more gas than its limit, and fails over', async () => {
+    freezeHeads();
+    for (const sim of upstreams.mainnet) await sim.fault('lag', { methods: ['eth_feeHistory'], blocks: 1 });
+    const primaryUrl = upstreams.env.MAINNET_RPC_URLS?.split(',')[0] ?? '';
+    const overfull: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(input instanceof Request ? input.url : input).startsWith(primaryUrl)) return res;
+      const body = (await res.json()) as { result?: { gasLimit?: string; gasUsed?: string } }[];
+      for (const item of Array.isArray(body) ? body : [body]) {
+        if (item.result?.gasLimit)
+          item.result.gasUsed = `0x${(BigInt(item.result.gasLimit) * 10n).toString(16)}`;
+      }
+      return Response.json(body, { status: res.status });
+    };
+    const deps = createTestDeps(upstreams.env, { fetch: overfull });
+    const { body } = await getGas(deps);
+    expect(body.source).toBe(labelOf(1));
+    expect(
+      deps.logs.some((l) => l.includes(`"provider":"${labelOf(0)}"`) && l.includes('"kind":"absurd"')),
     ).toBe(true);
   });
 
