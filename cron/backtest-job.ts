@@ -2,20 +2,23 @@ import { yieldToEventLoop } from '../lib/async';
 import type { AppDeps } from '../lib/deps';
 import { type AccuracyFigures, type ScorableForecast, scoreForecasts } from '../lib/forecast/accuracy';
 import { replayableOrigins, replayOrigins } from '../lib/forecast/accuracy-replay';
+import { forecastModelVersion } from '../lib/forecast/model-version';
+import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from '../lib/forecast/params';
 import type { HourlyGasPoint } from '../lib/forecast/types';
 import { ACCURACY_WINDOWS, type AccuracyWindow } from '../lib/schemas/forecast-accuracy';
 import { ACCURACY_WINDOW_HOURS } from '../lib/services/forecast-accuracy';
 import { FORECAST_HISTORY_DAYS } from '../lib/services/forecast-history';
 import {
-  hasBacktestSummary,
   insertBacktestSummaries,
   insertReplayedForecasts,
   pruneBacktest,
+  readBacktestProgress,
   readReplayedForecasts,
   readReplayedOrigins,
 } from '../lib/store/backtest-replays';
 import { describeDbError } from '../lib/store/database';
 import { readHourlyHistory } from '../lib/store/history-queries';
+import { HISTORY_RETENTION_DAYS } from '../lib/store/history-writes';
 import { SCORING_DELAY_MS } from './forecast-job';
 
 const HOUR_MS = 3_600_000;
@@ -27,10 +30,19 @@ const LONGEST_WINDOW = ACCURACY_WINDOWS.reduce((a, b) =>
 const LONGEST_WINDOW_HOURS = ACCURACY_WINDOW_HOURS[LONGEST_WINDOW];
 
 /**
+ * Hours of stored history, back from the hour a run works for, that it counts to tell whether history
+ * was stored since the hour's summary: those the snapshot job's pruning (35 days) cannot reach before
+ * the hour's last tick (65 minutes after it began), with an hour's margin for the hosts' clocks. So
+ * only hours stored change the count, never hours pruned. An hour imported older than that is pruned
+ * within two hours anyway.
+ */
+const COUNTED_HOURS = HISTORY_RETENTION_DAYS.mainnet * 24 - 2;
+
+/**
  * Origins one run replays at most: some 0.4 to 1 s of CPU (4 to 10 ms each, `npm run bench --
  * forecast-accuracy`), well inside a Worker Cron Trigger's CPU limit. A deployment that imported or
- * backfilled a month of history replays its ~700 origins over the next few minutes' ticks; after
- * that each hour adds one.
+ * backfilled a month of history, or changed the model, replays its ~700 origins over the next few
+ * minutes' ticks; after that each hour adds one.
  */
 export const REPLAY_BATCH = 100;
 
@@ -59,12 +71,16 @@ export class BacktestStoreError extends Error {
 /**
  * Keeps the back-test of the stored history that /api/forecast-accuracy answers with until enough
  * live forecasts are scored (SPEC extension 18), so that no request ever replays. Each past hour is
- * replayed once, the first run after its 24 hours are over (plus the scoring delay), from the
- * history stored then, and stored; once none is left to replay, each window's replayed forecasts are
- * scored and the summary stored for the hour, unless nothing was (then the next tick looks again, so
- * history imported or backfilled within the hour is scored within minutes). A tick that finds its
- * hour summarised costs one query.
- * Keys on the origin hour and on (window, hour) make any number of overlapping runs store each once.
+ * replayed once per model version (lib/forecast/model-version.ts), the first run after its 24 hours
+ * are over (plus the scoring delay), from the history stored then, and stored; a replay by another
+ * model (before a deployment that changed the forecaster) is due again and replaced. Once none is
+ * left to replay, each window's replayed forecasts are scored and the summary stored for the hour,
+ * the model and the count of stored hours, unless nothing was (then the next tick looks again). A
+ * tick that finds its hour summarised by its model from as many stored hours as are stored now
+ * costs one query; history imported or backfilled since raises the count, and the run replays what
+ * it adds and summarises again, so it is scored within minutes, not the next hour.
+ * Keys on the origin hour (with the model version) and on (hour, model, window, stored hours) make
+ * any number of overlapping runs store each once.
  */
 export async function runBacktestJob(
   deps: Pick<AppDeps, 'withDb' | 'now' | 'log'>,
@@ -75,42 +91,55 @@ export async function runBacktestJob(
   // has ended, but its last snapshots may still be coming.
   const hour = Math.floor((firedAt - SCORING_DELAY_MS) / HOUR_MS) * HOUR_MS;
   const fromMs = hour - LONGEST_WINDOW_HOURS * HOUR_MS;
+  const countFromMs = hour - COUNTED_HOURS * HOUR_MS;
+  const params: ForecastParams = DEFAULT_FORECAST_PARAMS;
+  const modelVersion = forecastModelVersion(params);
   const at = new Date(hour).toISOString();
   try {
     const work = await deps.withDb(async (db) => {
-      if (await hasBacktestSummary(db, hour)) return null;
+      const { summarisedHours, storedHours } = await readBacktestProgress(
+        db,
+        hour,
+        modelVersion,
+        countFromMs,
+      );
+      // Summarised by this model, and no hour of history stored since: the common tick.
+      if (summarisedHours !== null && storedHours <= summarisedHours) return null;
       const since = fromMs - FORECAST_HISTORY_DAYS * 24 * HOUR_MS;
       const { hours } = await readHourlyHistory(db, since);
-      const stored = new Set(await readReplayedOrigins(db, fromMs));
+      const stored = new Set(await readReplayedOrigins(db, fromMs, modelVersion));
       // The hour under way is not over: its mean is neither an outcome nor history yet.
       const complete = hours.filter((point) => point.time < hour);
+      // Counted as readBacktestProgress counts, from the hours this run replays and summarises.
+      const historyHours = complete.filter((point) => point.time >= countFromMs).length;
       const due = replayableOrigins(complete, fromMs + 1).filter((origin) => !stored.has(origin));
-      return { complete, due };
+      return { complete, due, historyHours };
     });
     if (!work) return { hour, replayed: 0, backlog: 0, summary: 'exists', pruned: 0 };
     const batch = pickAtRandom(work.due, batchSize);
-    const replayed = await replayInSlices(work.complete, batch);
+    const replayed = await replayInSlices(work.complete, batch, params);
     const backlog = work.due.length - batch.length;
     const result = await deps.withDb((db) =>
       db.transaction(async (tx) => {
-        const written = await insertReplayedForecasts(tx, replayed, deps.now());
+        const written = await insertReplayedForecasts(tx, replayed, modelVersion, deps.now());
         const pruned = await pruneBacktest(tx, deps.now());
         if (backlog > 0) return { hour, replayed: written, backlog, summary: 'pending', pruned } as const;
-        const forecasts = await readReplayedForecasts(tx, fromMs);
+        const forecasts = await readReplayedForecasts(tx, fromMs, modelVersion);
         const figures = summarise(forecasts, hour);
         // An empty summary would stand for the whole hour: history imported or backfilled minutes
         // later would go unscored until the next one. The endpoint says "nothing scored" without it.
         if (figures[LONGEST_WINDOW].origins === 0) {
           return { hour, replayed: written, backlog, summary: 'none', pruned } as const;
         }
-        const summarised = await insertBacktestSummaries(tx, hour, figures, deps.now());
+        const basis = { modelVersion, historyHours: work.historyHours };
+        const summarised = await insertBacktestSummaries(tx, hour, basis, figures, deps.now());
         const summary = summarised.length > 0 ? 'written' : 'exists';
         return { hour, replayed: written, backlog, summary, pruned } as const;
       }),
     );
     // A tick that found nothing to replay (under 8 days stored) logs nothing: it repeats every tick.
     if (result.summary !== 'none' || result.replayed > 0 || result.pruned > 0) {
-      deps.log.info('backtest', { ...result, hour: at });
+      deps.log.info('backtest', { ...result, hour: at, model: modelVersion });
     }
     return result;
   } catch (error) {
@@ -140,10 +169,11 @@ function summarise(
 async function replayInSlices(
   hours: readonly HourlyGasPoint[],
   origins: readonly number[],
+  params: ForecastParams,
 ): Promise<ScorableForecast[]> {
   const replayed: ScorableForecast[] = [];
   for (let i = 0; i < origins.length; i += REPLAY_SLICE) {
-    replayed.push(...replayOrigins(hours, origins.slice(i, i + REPLAY_SLICE)));
+    replayed.push(...replayOrigins(hours, origins.slice(i, i + REPLAY_SLICE), params));
     await yieldToEventLoop();
   }
   return replayed;

@@ -125,14 +125,23 @@ export interface ReplayedDecision {
 }
 
 /**
+ * The model version of rows written before versions were stored (migration 0004), or by a process
+ * still running that code during a deployment: no model's, so never served and always replayed again.
+ */
+const UNVERSIONED = 'unversioned';
+
+/**
  * The forecast the service would have served in a past hour, replayed by the scheduled job from the
  * stored history before that hour (the back-test of stored history, SPEC extension 18), with what
- * happened after it. Each hour is replayed once, the first run after its 24 hours are over, so a run
- * replays only the hours not yet stored instead of the whole window.
+ * happened after it. Each hour is replayed once per model version, the first run after its 24 hours
+ * are over (or after the model changed), so a run replays only the hours not yet stored by the
+ * current model instead of the whole window; a replay by another model is replaced.
  */
 export const replayedForecasts = pgTable('replayed_forecasts', {
   originHour: timestamp('origin_hour', { withTimezone: true, mode: 'date' }).primaryKey(),
   replayedAt: timestamp('replayed_at', { withTimezone: true, mode: 'date' }).notNull(),
+  // The model that replayed it (lib/forecast/model-version.ts).
+  modelVersion: text('model_version').notNull().default(UNVERSIONED),
   // The hour's own mean, the reading the replayed forecast starts from.
   currentAverageGwei: doublePrecision('current_average_gwei').notNull(),
   points: jsonb('points').$type<ReplayedForecastPoint[]>().notNull(),
@@ -141,9 +150,11 @@ export const replayedForecasts = pgTable('replayed_forecasts', {
 });
 
 /**
- * The scores of the replayed forecasts of a window, made once per hour by the scheduled job, so that
- * /api/forecast-accuracy answers a young deployment with one read. (window, hour) is the key: any
- * number of runs store one summary per window and hour.
+ * The scores of the replayed forecasts of a window, made by the scheduled job once per hour and
+ * model version, and again when more hours of history are stored since (an import, a backfill), so
+ * that /api/forecast-accuracy answers a young deployment with one read. The key holds all four: any
+ * number of runs store one summary per hour, model, window and count of stored hours; the newest
+ * hour's summary from the most stored hours is the one served.
  */
 export const backtestSummaries = pgTable(
   'backtest_summaries',
@@ -151,8 +162,17 @@ export const backtestSummaries = pgTable(
     window: text('accuracy_window').notNull(),
     // The hour the summary was made for: it scores the replayed forecasts made in the window before it.
     hour: timestamp('hour', { withTimezone: true, mode: 'date' }).notNull(),
+    // The model whose replays it scores (lib/forecast/model-version.ts).
+    modelVersion: text('model_version').notNull().default(UNVERSIONED),
+    // The hours of history stored when it was made, counted as cron/backtest-job.ts counts them.
+    historyHours: integer('history_hours').notNull().default(0),
     computedAt: timestamp('computed_at', { withTimezone: true, mode: 'date' }).notNull(),
     figures: jsonb('figures').$type<AccuracyFigures>().notNull(),
   },
-  (table) => [primaryKey({ columns: [table.window, table.hour] })],
+  (table) => [
+    primaryKey({
+      name: 'backtest_summaries_pk',
+      columns: [table.hour, table.modelVersion, table.window, table.historyHours],
+    }),
+  ],
 );

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps';
 import { type AccuracyFigures, SCORED_HOURS, scoreForecasts } from '../forecast/accuracy';
+import { forecastModelVersion } from '../forecast/model-version';
 import { type AccuracyWindow, ForecastAccuracyResponseSchema } from '../schemas/forecast-accuracy';
 import { readBacktestSummary } from '../store/backtest-replays';
 import { readScoredForecasts } from '../store/hourly-forecasts';
@@ -33,9 +34,10 @@ export interface ForecastAccuracy extends AccuracyFigures {
 /**
  * Scores the service's forecasts made in the window (SPEC extension 18): the stored live ones when at
  * least LIVE_MIN_FORECASTS have been scored, else the newest back-test summary the scheduled job
- * stored for the window (cron/backtest-job.ts) when it scores more forecasts than the live ones do.
- * Only reads: no forecast is replayed on a request. Answers once per minute per window and process;
- * an unreachable store is the history endpoints' 503.
+ * stored for the window (cron/backtest-job.ts) by this process's model when it scores more forecasts
+ * than the live ones do: none of another model's (while the job replays the stored hours again after
+ * the model changed, the live figures are served). Only reads: no forecast is replayed on a request.
+ * Answers once per minute per window and process; an unreachable store is the history endpoints' 503.
  */
 export function getForecastAccuracy(
   deps: Pick<AppDeps, 'cache' | 'withDb' | 'now' | 'log'>,
@@ -48,7 +50,7 @@ export function getForecastAccuracy(
       const scored = await readScoredForecasts(db, fromMs);
       const live = scoreForecasts(scored.forecasts);
       const enough = live.origins >= LIVE_MIN_FORECASTS;
-      const backtest = enough ? null : await readBacktestSummary(db, window, fromMs);
+      const backtest = enough ? null : await readBacktestSummary(db, window, fromMs, forecastModelVersion());
       return { live, latestScoredAt: scored.latestScoredAt, backtest };
     });
     const figures = backtest && insideWindow(readStoredFigures(deps, backtest.figures), fromMs);

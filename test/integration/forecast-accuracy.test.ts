@@ -9,6 +9,7 @@ import type { AppDeps } from '../../lib/deps';
 import { NOTHING_SCORED, scoreForecasts } from '../../lib/forecast/accuracy';
 import { replayForecasts } from '../../lib/forecast/accuracy-replay';
 import { forecastGas } from '../../lib/forecast/forecast-gas';
+import { forecastModelVersion } from '../../lib/forecast/model-version';
 import { outputSchemaOf } from '../../lib/mcp/tool';
 import { forecastAccuracyTool } from '../../lib/mcp/tools/forecast-accuracy';
 import { ForecastAccuracyResponseSchema } from '../../lib/schemas/forecast-accuracy';
@@ -233,10 +234,22 @@ describe.each(ENGINE_KINDS)('GET /api/forecast-accuracy on %s', (kind) => {
     },
   );
 
+  it.each([
+    ['another model (before a deployment that changed the forecaster)', '1-00000000'],
+    ['the code before model versions (unversioned)', 'unversioned'],
+  ])('serves no back-test summary of %s', async (_, version) => {
+    await importTenDays(engine, daily);
+    await runBacktest(engine);
+    expect((await getAccuracy(engine.withDb)).source).toBe('backtest');
+    await engine.withDb((db) => db.execute(sql`UPDATE backtest_summaries SET model_version = ${version}`));
+    expect(await getAccuracy(engine.withDb)).toMatchObject({ source: 'live', ...NOTHING_SCORED });
+  });
+
   it('serves no stored summary that does not fit the response (another version of the code wrote it)', async () => {
     await engine.withDb((db) =>
       db.execute(
-        sql`INSERT INTO backtest_summaries VALUES ('7d', ${iso(NOW_HOUR)}, ${iso(NOW)}, '{"origins": "many"}')`,
+        sql`INSERT INTO backtest_summaries (accuracy_window, hour, model_version, computed_at, figures)
+          VALUES ('7d', ${iso(NOW_HOUR)}, ${forecastModelVersion()}, ${iso(NOW)}, '{"origins": "many"}')`,
       ),
     );
     const { app, deps } = appOn(engine.withDb);

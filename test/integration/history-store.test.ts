@@ -10,6 +10,13 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { scoreForecasts } from '../../lib/forecast/accuracy';
+import { forecastModelVersion } from '../../lib/forecast/model-version';
+import {
+  insertReplayedForecasts,
+  readBacktestSummary,
+  readReplayedOrigins,
+} from '../../lib/store/backtest-replays';
 import type { Database } from '../../lib/store/database';
 import { type DatabaseEngine, MIGRATIONS_FOLDER, openDatabase } from '../../lib/store/engines';
 import { readBucketedHistory, readHourlyHistory, readL2Samples } from '../../lib/store/history-queries';
@@ -375,17 +382,23 @@ describe.each(ENGINE_KINDS)('history store on %s', (kind) => {
   });
 });
 
+/** A copy of the migrations folder whose journal stops before the migration tagged `…_${tag}`. */
+function migrationsBefore(tag: string): string {
+  const earlier = mkdtempSync(join(tmpdir(), 'migrations-'));
+  cpSync(MIGRATIONS_FOLDER, earlier, { recursive: true });
+  const journalPath = join(earlier, 'meta/_journal.json');
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
+  const before = journal.entries.findIndex((entry) => entry.tag.endsWith(`_${tag}`));
+  expect(before).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, before);
+  writeFileSync(journalPath, JSON.stringify(journal));
+  return earlier;
+}
+
 describe('the hourly sums migration on a store that already holds snapshots', () => {
   it.each(['pglite', 'pg'] as const)('sums the stored hours on %s', async (kind) => {
     // The migrations before the hourly sums, as a store made before them was migrated.
-    const earlier = mkdtempSync(join(tmpdir(), 'migrations-'));
-    cpSync(MIGRATIONS_FOLDER, earlier, { recursive: true });
-    const journalPath = join(earlier, 'meta/_journal.json');
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
-    const before = journal.entries.findIndex((entry) => entry.tag.endsWith('_mainnet_hourly'));
-    expect(before).toBeGreaterThan(0);
-    journal.entries = journal.entries.slice(0, before);
-    writeFileSync(journalPath, JSON.stringify(journal));
+    const earlier = migrationsBefore('mainnet_hourly');
     const client =
       kind === 'pglite'
         ? new PGlite()
@@ -418,4 +431,77 @@ describe('the hourly sums migration on a store that already holds snapshots', ()
       rmSync(earlier, { recursive: true, force: true });
     }
   });
+});
+
+describe('the back-test model version migration on a store that already holds a back-test', () => {
+  it.each(['pglite', 'pg'] as const)(
+    'marks the stored rows unversioned, and the code before it still writes during a deployment, on %s',
+    async (kind) => {
+      const earlier = migrationsBefore('backtest_model_version');
+      const client =
+        kind === 'pglite'
+          ? new PGlite()
+          : new pg.Pool({ connectionString: await lab.server.createDatabase('before_model_version') });
+      const db =
+        kind === 'pglite'
+          ? drizzlePglite({ client: client as PGlite })
+          : drizzlePg({ client: client as pg.Pool });
+      const store = db as unknown as Database;
+      const hour = Math.floor(NOW / HOUR_MS) * HOUR_MS;
+      const iso = (ms: number) => new Date(ms).toISOString();
+      // The inserts of the code before the migration: its columns only, ON CONFLICT DO NOTHING.
+      const oldReplay = (origin: number) =>
+        store.execute(sql`INSERT INTO replayed_forecasts
+          (origin_hour, replayed_at, current_average_gwei, points, decision, outcome)
+          VALUES (${iso(origin)}, ${iso(NOW)}, 10, '[]', '{}', '{}') ON CONFLICT DO NOTHING`);
+      const oldSummary = (at: number) =>
+        store.execute(sql`INSERT INTO backtest_summaries (accuracy_window, hour, computed_at, figures)
+          VALUES ('7d', ${iso(at)}, ${iso(NOW)}, ${JSON.stringify(scoreForecasts([]))})
+          ON CONFLICT DO NOTHING`);
+      try {
+        const migrate = (folder: string) =>
+          kind === 'pglite'
+            ? migratePglite(db as ReturnType<typeof drizzlePglite>, { migrationsFolder: folder })
+            : migratePg(db as ReturnType<typeof drizzlePg>, { migrationsFolder: folder });
+        await migrate(earlier);
+        await oldReplay(hour - 30 * HOUR_MS);
+        await oldSummary(hour - HOUR_MS);
+        await migrate(MIGRATIONS_FOLDER);
+        const version = forecastModelVersion();
+        expect(await queryRows(store, sql`SELECT model_version AS v FROM replayed_forecasts`)).toEqual([
+          { v: 'unversioned' },
+        ]);
+        expect(
+          await queryRows(store, sql`SELECT model_version AS v, history_hours AS n FROM backtest_summaries`),
+        ).toEqual([{ v: 'unversioned', n: 0 }]);
+        // A process still running the code before it writes as it did, and is never served.
+        await oldReplay(hour - 29 * HOUR_MS);
+        await oldSummary(hour);
+        await oldSummary(hour);
+        expect(await countRows(store, 'backtest_summaries')).toBe(2);
+        expect(await readBacktestSummary(store, '7d', 0, version)).toBeNull();
+        expect(await readReplayedOrigins(store, 0, version)).toEqual([]);
+        // The current code replaces those replays with its own, once.
+        const replay = (origin: number) => ({
+          originHour: origin,
+          current: 10,
+          points: [],
+          decision: { recommendation: 'send_now' as const, nextBestAt: iso(origin) },
+          outcome: { actual: [], sameHourYesterday: [] },
+        });
+        const replays = [replay(hour - 30 * HOUR_MS), replay(hour - 29 * HOUR_MS)];
+        expect(await insertReplayedForecasts(store, replays, version, NOW)).toBe(2);
+        expect(await insertReplayedForecasts(store, replays, version, NOW)).toBe(0);
+        await oldReplay(hour - 29 * HOUR_MS);
+        expect(await readReplayedOrigins(store, 0, version)).toEqual([
+          hour - 30 * HOUR_MS,
+          hour - 29 * HOUR_MS,
+        ]);
+        expect(await countRows(store, 'replayed_forecasts')).toBe(2);
+      } finally {
+        await (kind === 'pglite' ? (client as PGlite).close() : (client as pg.Pool).end());
+        rmSync(earlier, { recursive: true, force: true });
+      }
+    },
+  );
 });
