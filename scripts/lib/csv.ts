@@ -50,17 +50,20 @@ export function splitCsvLine(line: string): string[] {
 }
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
-const INTEGER = /^-?\d+$/;
+/** A count of wei: whole, or a median's half wei (`27779527476.5`), rounded to the nearest wei. */
+const WEI = /^(\d+)(?:\.(\d+))?$/;
 // An ISO 8601 date, or date-time: `T` or one space, a one- or two-digit hour, minutes, optional
-// seconds and fraction, and an optional zone (`Z`, ` UTC`, or an offset ±hh, ±hhmm, ±hh:mm). It is
-// built field by field with Date.UTC: Date.parse reads a form it does not know as ISO (a one-digit
-// hour, two spaces, "03:04:05 PM") in the machine's zone, and the data sets here are all UTC.
+// seconds and fraction, and an optional zone, with or without a space before it: `Z`, `UTC` or `GMT`,
+// or an offset ±hh, ±hhmm, ±hh:mm (after `UTC` or `GMT`, or before an abbreviation that it makes
+// redundant, as Go's `+0000 UTC`). It is built field by field with Date.UTC: Date.parse reads a form
+// it does not know as ISO (a one-digit hour, two spaces, "03:04:05 PM") in the machine's zone, and
+// the data sets here are all UTC.
 const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z| UTC|[+-]\d{2}(?::?\d{2})?)?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?: ?(Z|UTC|GMT)| ?(?:UTC|GMT)?([+-]\d{2}(?::?\d{2})?)(?: [A-Z]{2,5})?)?)?$/i;
 
 /** The forms a time cell may take, for the error that refuses one. */
 const TIME_FORMS =
-  'an ISO 8601 date-time with a zone (Z, " UTC", ±hh:mm, ±hhmm or ±hh), one without a zone or a date ' +
+  'an ISO 8601 date-time with a zone (Z, UTC, GMT, ±hh:mm, ±hhmm or ±hh), one without a zone or a date ' +
   '(read as UTC), or Unix seconds';
 
 /**
@@ -71,26 +74,30 @@ export function parseTimeCell(cell: string): number | undefined {
   if (NUMERIC.test(cell)) return Number(cell) * 1000;
   const match = DATE_TIME.exec(cell);
   if (!match) return undefined;
-  const [, year, month, day, hour, minute, second, fraction = '', zone = 'Z'] = match;
+  const [, year, month, day, hour, minute, second, fraction = '', , zone = 'Z'] = match;
   const [y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0] = [year, month, day, hour, minute, second].map(
     (field) => Number(field ?? 0),
   );
-  const at = new Date(Date.UTC(y, mo - 1, d, h, mi, sec, Number(fraction.slice(0, 3).padEnd(3, '0'))));
-  // Date.UTC rolls an out-of-range field over (Feb 30 to Mar 1, 24:00 to the next day): refused.
+  // ISO 8601's 24:00:00 is the end of the day: the next day's midnight.
+  const endOfDay = h === 24 && mi === 0 && sec === 0 && /^0*$/.test(fraction);
+  const hours = endOfDay ? 0 : h;
+  const at = new Date(Date.UTC(y, mo - 1, d, hours, mi, sec, Number(fraction.slice(0, 3).padEnd(3, '0'))));
+  // Date.UTC rolls an out-of-range field over (Feb 30 to Mar 1, 25:00 to the next day): refused.
   const exists =
     at.getUTCFullYear() === y &&
     at.getUTCMonth() === mo - 1 &&
     at.getUTCDate() === d &&
-    at.getUTCHours() === h &&
+    at.getUTCHours() === hours &&
     at.getUTCMinutes() === mi &&
     at.getUTCSeconds() === sec;
   const offset = zoneOffsetMs(zone);
-  return exists && offset !== undefined ? at.getTime() - offset : undefined;
+  if (!exists || offset === undefined) return undefined;
+  return at.getTime() + (endOfDay ? 86_400_000 : 0) - offset;
 }
 
-/** A zone designator's offset from UTC in ms: 0 for `Z` and ` UTC`; undefined for an impossible offset. */
+/** An offset's distance from UTC in ms (`Z` when the zone was a name: UTC, GMT); undefined if impossible. */
 function zoneOffsetMs(zone: string): number | undefined {
-  if (zone === 'Z' || zone === ' UTC') return 0;
+  if (zone === 'Z') return 0;
   const hours = Number(zone.slice(1, 3));
   const minutes = zone.length > 3 ? Number(zone.slice(-2)) : 0;
   if (hours > 23 || minutes > 59) return undefined;
@@ -143,12 +150,15 @@ export function parseCsvSeries(text: string, options: CsvSeriesOptions = {}): Se
       );
     }
     if (options.valueInWei) {
-      if (!INTEGER.test(valueCell)) {
+      const wei = WEI.exec(valueCell);
+      if (!wei) {
         throw new CsvError(
-          `line ${i + 1}: value column "${valueName}" holds "${valueCell}", not a whole number of wei`,
+          `line ${i + 1}: value column "${valueName}" holds "${valueCell}", not a number of wei (digits, with an optional fraction)`,
         );
       }
-      rows.push({ time, value: weiToGwei(BigInt(valueCell)) });
+      // A fraction of a wei (a median of two) rounds to the nearest wei, a half up.
+      const roundUp = (wei[2] ?? '0') >= '5' ? 1n : 0n;
+      rows.push({ time, value: weiToGwei(BigInt(wei[1] ?? '0') + roundUp) });
       continue;
     }
     const value = Number(valueCell);

@@ -48,14 +48,26 @@ describe('parseCsvSeries', () => {
       expect(parseTimeCell('2024-01-02 03:04:05 UTC')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
       expect(parseTimeCell('2024-01-02T03:04:05-0530')).toBe(Date.UTC(2024, 0, 2, 8, 34, 5));
       expect(parseTimeCell('2024-01-02 03:04:05+00')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+      // With a space before the zone, in either case, and Go's "+0000 UTC" (the offset decides).
+      expect(parseTimeCell('2024-01-02T03:04:05 +02:00')).toBe(Date.UTC(2024, 0, 2, 1, 4, 5));
+      expect(parseTimeCell('2024-01-02 03:04:05 -0500')).toBe(Date.UTC(2024, 0, 2, 8, 4, 5));
+      expect(parseTimeCell('2024-01-02 03:04:05.123456789 +0000 UTC')).toBe(
+        Date.UTC(2024, 0, 2, 3, 4, 5, 123),
+      );
+      expect(parseTimeCell('2024-01-02 03:04:05 GMT+0100')).toBe(Date.UTC(2024, 0, 2, 2, 4, 5));
+      expect(parseTimeCell('2024-01-02 03:04:05 utc')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+      expect(parseTimeCell('2024-01-02T03:04:05z')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+      // ISO 8601's end of the day.
+      expect(parseTimeCell('2024-01-02 24:00')).toBe(Date.UTC(2024, 0, 3));
       // Anything else is refused rather than read in the machine's zone or rolled over.
       for (const cell of [
         '2024-01-02 03:04:05 PM',
         '2024-01-02  03:04:05',
         '2024-01-02 03:04:05 EST',
-        '2024-01-02T03:04:05 +02:00',
+        '2024-01-02 03:04:05 +0000 UTC extra',
         '2023-02-29',
-        '2024-01-02 24:00',
+        '2024-01-02 24:00:01',
+        '2024-01-02 25:00',
         '2024-01-02T03:04:05+25:00',
         'Jan 2, 2024 03:04:05',
         '',
@@ -82,13 +94,18 @@ describe('parseCsvSeries', () => {
     expect(() => parseCsvSeries('t,v\n2024-01-01T00:00:00Z,\n')).toThrow(/line 2: value column "v" holds ""/);
   });
 
-  it('reads a wei column as whole wei, in gwei exact to the wei, and refuses a cell that is not whole', () => {
+  it("reads a wei column in gwei exact to the wei, a median's half wei rounded, and refuses a cell that is not wei", () => {
     const text = 't,wei\n1704164645,3\n1704164735,12345678901\n1704164825,7\n';
     expect(parseCsvSeries(text, { valueInWei: true }).map((row) => row.value)).toEqual([
       3e-9, 12.345678901, 7e-9,
     ]);
-    expect(() => parseCsvSeries('t,wei\n1704164645,3\n1704164735,1.5\n', { valueInWei: true })).toThrow(
-      /line 3: value column "wei" holds "1.5", not a whole number of wei/,
+    // Medians of two, as in the blob-fee sample's blob_base_fee_wei_median: a half rounds up.
+    const medians = 't,wei\n1704164645,27779527476.5\n1704164735,1.49\n';
+    expect(parseCsvSeries(medians, { valueInWei: true }).map((row) => row.value)).toEqual([
+      27.779527477, 1e-9,
+    ]);
+    expect(() => parseCsvSeries('t,wei\n1704164645,3\n1704164735,-1\n', { valueInWei: true })).toThrow(
+      /line 3: value column "wei" holds "-1", not a number of wei/,
     );
     expect(() => parseCsvSeries('t,wei\n1704164645,3e9\n', { valueInWei: true })).toThrow(CsvError);
   });
