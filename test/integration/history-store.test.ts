@@ -395,31 +395,46 @@ function migrationsBefore(tag: string): string {
   return earlier;
 }
 
+/**
+ * A new store of `kind` migrated up to the migration tagged `…_${tag}`, as a store made before it:
+ * `migrateAll` then applies the rest, `close` ends it.
+ */
+async function openStoreBefore(kind: 'pglite' | 'pg', tag: string, database: string) {
+  const earlier = migrationsBefore(tag);
+  const client =
+    kind === 'pglite'
+      ? new PGlite()
+      : new pg.Pool({ connectionString: await lab.server.createDatabase(database) });
+  const db =
+    kind === 'pglite'
+      ? drizzlePglite({ client: client as PGlite })
+      : drizzlePg({ client: client as pg.Pool });
+  const migrate = (folder: string) =>
+    kind === 'pglite'
+      ? migratePglite(db as ReturnType<typeof drizzlePglite>, { migrationsFolder: folder })
+      : migratePg(db as ReturnType<typeof drizzlePg>, { migrationsFolder: folder });
+  await migrate(earlier);
+  return {
+    store: db as unknown as Database,
+    migrateAll: () => migrate(MIGRATIONS_FOLDER),
+    close: async () => {
+      await (kind === 'pglite' ? (client as PGlite).close() : (client as pg.Pool).end());
+      rmSync(earlier, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('the hourly sums migration on a store that already holds snapshots', () => {
   it.each(['pglite', 'pg'] as const)('sums the stored hours on %s', async (kind) => {
     // The migrations before the hourly sums, as a store made before them was migrated.
-    const earlier = migrationsBefore('mainnet_hourly');
-    const client =
-      kind === 'pglite'
-        ? new PGlite()
-        : new pg.Pool({ connectionString: await lab.server.createDatabase('before_hourly') });
-    const db =
-      kind === 'pglite'
-        ? drizzlePglite({ client: client as PGlite })
-        : drizzlePg({ client: client as pg.Pool });
+    const { store, migrateAll, close } = await openStoreBefore(kind, 'mainnet_hourly', 'before_hourly');
     try {
-      const migrate = (folder: string) =>
-        kind === 'pglite'
-          ? migratePglite(db as ReturnType<typeof drizzlePglite>, { migrationsFolder: folder })
-          : migratePg(db as ReturnType<typeof drizzlePg>, { migrationsFolder: folder });
-      await migrate(earlier);
       const slots = listSlotStarts(NOW - 3 * HOUR_MS, NOW);
       await insertMainnetSnapshots(
-        db as unknown as Database,
+        store,
         slots.map((slot, i) => mainnet(slot, 1 + (i % 9) * 0.5)),
       );
-      await migrate(MIGRATIONS_FOLDER);
-      const store = db as unknown as Database;
+      await migrateAll();
       const engine = { withDb: <T>(fn: (d: Database) => Promise<T>) => fn(store) };
       expect((await readHourlyHistory(store, 0)).snapshotCount).toBe(slots.length);
       await expectSumsMatchSnapshots(engine);
@@ -427,8 +442,7 @@ describe('the hourly sums migration on a store that already holds snapshots', ()
       await insertMainnetSnapshot(store, mainnet(slotStartOf(NOW) + SLOT_MS, 50));
       await expectSumsMatchSnapshots(engine);
     } finally {
-      await (kind === 'pglite' ? (client as PGlite).close() : (client as pg.Pool).end());
-      rmSync(earlier, { recursive: true, force: true });
+      await close();
     }
   });
 });
@@ -437,16 +451,11 @@ describe('the back-test model version migration on a store that already holds a 
   it.each(['pglite', 'pg'] as const)(
     'marks the stored rows unversioned, and the code before it still writes during a deployment, on %s',
     async (kind) => {
-      const earlier = migrationsBefore('backtest_model_version');
-      const client =
-        kind === 'pglite'
-          ? new PGlite()
-          : new pg.Pool({ connectionString: await lab.server.createDatabase('before_model_version') });
-      const db =
-        kind === 'pglite'
-          ? drizzlePglite({ client: client as PGlite })
-          : drizzlePg({ client: client as pg.Pool });
-      const store = db as unknown as Database;
+      const { store, migrateAll, close } = await openStoreBefore(
+        kind,
+        'backtest_model_version',
+        'before_model_version',
+      );
       const hour = Math.floor(NOW / HOUR_MS) * HOUR_MS;
       const iso = (ms: number) => new Date(ms).toISOString();
       // The inserts of the code before the migration: its columns only, ON CONFLICT DO NOTHING.
@@ -459,14 +468,9 @@ describe('the back-test model version migration on a store that already holds a 
           VALUES ('7d', ${iso(at)}, ${iso(NOW)}, ${JSON.stringify(scoreForecasts([]))})
           ON CONFLICT DO NOTHING`);
       try {
-        const migrate = (folder: string) =>
-          kind === 'pglite'
-            ? migratePglite(db as ReturnType<typeof drizzlePglite>, { migrationsFolder: folder })
-            : migratePg(db as ReturnType<typeof drizzlePg>, { migrationsFolder: folder });
-        await migrate(earlier);
         await oldReplay(hour - 30 * HOUR_MS);
         await oldSummary(hour - HOUR_MS);
-        await migrate(MIGRATIONS_FOLDER);
+        await migrateAll();
         const version = forecastModelVersion();
         expect(await queryRows(store, sql`SELECT model_version AS v FROM replayed_forecasts`)).toEqual([
           { v: 'unversioned' },
@@ -499,8 +503,7 @@ describe('the back-test model version migration on a store that already holds a 
         ]);
         expect(await countRows(store, 'replayed_forecasts')).toBe(2);
       } finally {
-        await (kind === 'pglite' ? (client as PGlite).close() : (client as pg.Pool).end());
-        rmSync(earlier, { recursive: true, force: true });
+        await close();
       }
     },
   );
