@@ -111,7 +111,11 @@ async function answer(app: ApiApp, request: Request, env: Env, ctx: ExecutionCon
   // Looked up without the client's conditional headers: the Cache API would answer a 304 of its own,
   // also on If-Modified-Since, though bodies that differ can share a Last-Modified (the data's time).
   // Only the current tag gets a 304, as from the app.
-  const hit = await edge.match(request.url);
+  const hit = await edge.match(request.url).catch((error: unknown) => {
+    // The edge cache is an optimisation: when it fails, the app answers.
+    log.warn('edge cache lookup failed', { error: error instanceof Error ? error.name : 'unknown' });
+    return undefined;
+  });
   if (hit) {
     const ifNoneMatch = request.headers.get('If-None-Match');
     const etag = hit.headers.get('ETag');
@@ -131,7 +135,13 @@ async function answer(app: ApiApp, request: Request, env: Env, ctx: ExecutionCon
   const headers = res.headers;
   const path = new URL(request.url).pathname;
   const keep = edgeLifetime(path, headers.get('Cache-Control'), headers.get('Last-Modified'), Date.now());
-  if (res.status === 200 && keep > 0) ctx.waitUntil(edge.put(request, edgeCopy(res, keep)));
+  if (res.status === 200 && keep > 0) {
+    ctx.waitUntil(
+      edge.put(request, edgeCopy(res, keep)).catch((error: unknown) => {
+        log.warn('edge cache store failed', { error: error instanceof Error ? error.name : 'unknown' });
+      }),
+    );
+  }
   return res;
 }
 

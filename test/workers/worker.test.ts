@@ -56,6 +56,25 @@ describe('Worker host in workerd', () => {
     expect(await hit.json()).toEqual(await miss.json());
   });
 
+  it('answers from the app when the edge cache fails to look up or to store', async () => {
+    const edge = (caches as unknown as { default: Cache }).default;
+    const match = vi.spyOn(edge, 'match').mockRejectedValue(new Error('cache unavailable'));
+    const put = vi.spyOn(edge, 'put').mockRejectedValue(new Error('cache unavailable'));
+    try {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request('https://gas.test/openapi.json?edge-failing'), env, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+      expect(((await res.json()) as { openapi: string }).openapi).toMatch(/^3\.0\./);
+      expect(match).toHaveBeenCalled();
+      expect(put).toHaveBeenCalled();
+    } finally {
+      match.mockRestore();
+      put.mockRestore();
+    }
+  });
+
   it('answers 304 from the edge cache only for the current tag, whatever If-Modified-Since says', async () => {
     const url = 'https://gas.test/api/eth-price?edge-conditional-test';
     const lastModified = 'Wed, 25 Nov 2026 23:08:02 GMT';
