@@ -1,17 +1,20 @@
 import type { L2Network } from './networks';
 
-/** A ready-to-send EIP-1559 fee pair for one L2, in wei. */
+/**
+ * A ready-to-send EIP-1559 fee pair for one L2, in wei, with the base fee it is built on; the pair is
+ * null when the chain's market tip could not be read (the base fee still stands).
+ */
 export interface L2FeeSuggestion {
   baseFee: bigint;
-  maxPriorityFeePerGas: bigint;
-  maxFeePerGas: bigint;
+  pair: { maxPriorityFeePerGas: bigint; maxFeePerGas: bigint } | null;
 }
 
 /**
  * The max fee is twice the base fee plus the tip (ethers' rule): it survives a doubling of the base
- * fee, which takes at least 6 consecutive full blocks under the fastest EIP-1559 adjustment (1/8 per
- * block, Polygon) and far more on OP Stack (at most 2 % per block) or on Arbitrum, whose base fee
- * follows a slow backlog-based model.
+ * fee, which takes dozens of consecutive full blocks under the L2s' EIP-1559 adjustments (at most 2 %
+ * per block on OP Stack, a little less on Polygon) and more on Arbitrum, whose base fee follows a
+ * slow backlog-based model. The doubling counts from the reading: a last good reading older than the
+ * live cadence gets no pair (see presentNetwork).
  */
 export const L2_BASE_FEE_MULTIPLIER = 2n;
 
@@ -19,8 +22,8 @@ export const L2_BASE_FEE_MULTIPLIER = 2n;
  * Suggests the fee pair of a network from its latest base fee and the chain's own tip suggestion
  * (eth_maxPriorityFeePerGas): Arbitrum a tip of 0 (tips are ignored), OP Stack the chain's own
  * suggestion, Polygon the suggestion but never below the 25 gwei its nodes enforce (a missing
- * suggestion there means the floor). Null when the base fee, or a market tip the chain must give, is
- * unknown.
+ * suggestion there means the floor). Null when the base fee is unknown; no pair when a market tip
+ * the chain must give is unknown.
  */
 export function suggestL2Fees(
   network: Pick<L2Network, 'priorityFee' | 'minPriorityFeeWei'>,
@@ -34,6 +37,9 @@ export function suggestL2Fees(
     tip = suggestedTip ?? floor ?? null;
     if (tip !== null && floor !== undefined && tip < floor) tip = floor;
   }
-  if (tip === null) return null;
-  return { baseFee, maxPriorityFeePerGas: tip, maxFeePerGas: L2_BASE_FEE_MULTIPLIER * baseFee + tip };
+  if (tip === null) return { baseFee, pair: null };
+  return {
+    baseFee,
+    pair: { maxPriorityFeePerGas: tip, maxFeePerGas: L2_BASE_FEE_MULTIPLIER * baseFee + tip },
+  };
 }

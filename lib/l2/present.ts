@@ -47,6 +47,13 @@ export interface PresentedNetwork {
   l1FeeReadAt: number | null;
 }
 
+/**
+ * The oldest reading a fee pair is suggested from: the live cadence (SPEC 4.3, 60 s). A max fee
+ * doubles the base fee as read; 5 minutes are 150 blocks of 2 s, in which OP Stack's base fee can rise
+ * 19-fold and Polygon's 10-fold.
+ */
+const PAIR_MAX_AGE_MS = 60_000;
+
 const L1_MISSING_NOTE =
   'Execution cost only: the L1 data fee could not be read from the GasPriceOracle just now, so the ' +
   'wallet fee is unknown; a real transfer costs more than the execution figure.';
@@ -76,6 +83,9 @@ export function presentNetwork(
         });
   const feeCompleteness: FeeCompleteness = l1FeeMissing ? 'execution_only' : network.feeCompleteness;
   const suggestion = suggestL2Fees(network, facts.baseFeeWei, facts.suggestedTipWei);
+  const pairTooOld =
+    facts.status === 'last-good' && facts.readAt !== null && now - facts.readAt > PAIR_MAX_AGE_MS;
+  const pair = pairTooOld ? null : (suggestion?.pair ?? null);
   const gwei = (value: bigint | undefined) => (value === undefined ? null : weiToGwei(value));
 
   const notes: string[] = [];
@@ -101,6 +111,13 @@ export function presentNetwork(
         `reading of ${new Date(facts.readAt).toISOString()}.`,
     );
   } else notes.push(network.feeNote);
+  if (suggestion && !suggestion.pair) {
+    notes.push(
+      `No fee pair: ${network.name}'s tip suggestion (eth_maxPriorityFeePerGas) could not be read just now.`,
+    );
+  } else if (suggestion?.pair && pairTooOld) {
+    notes.push('No fee pair from a reading this old: the base fee may have more than doubled since.');
+  }
   if (facts.gasPriceWei !== null && nativeUsd === null) {
     notes.push(`USD figures unavailable: no price source answered for ${network.nativeToken}.`);
   } else if (network.hasL1DataFee && facts.l1FeeWei !== null && prices.ETH === null) {
@@ -122,8 +139,8 @@ export function presentNetwork(
       blurb: network.blurb,
       feeNote: notes.join(' '),
       baseFee: gwei(suggestion?.baseFee),
-      maxPriorityFeePerGas: gwei(suggestion?.maxPriorityFeePerGas),
-      maxFeePerGas: gwei(suggestion?.maxFeePerGas),
+      maxPriorityFeePerGas: gwei(pair?.maxPriorityFeePerGas),
+      maxFeePerGas: gwei(pair?.maxFeePerGas),
       estimatedL1GasUnits:
         network.hasL1GasUnits && facts.l1GasUnits !== null ? Number(facts.l1GasUnits) : null,
     },

@@ -388,6 +388,8 @@ describe('MCP tools when upstreams fail', () => {
     expect(data.notes.join(' ')).toMatch(/read at \d{4}-\d\d-\d\dT[\d:.]+Z \(its last good answer/);
     expect(data.notes.join(' ')).toContain('(its last good answer: it did not answer at the reading of ');
     expect(data.notes.join(' ')).not.toContain('read live from the GasPriceOracle');
+    // The estimate's time is its oldest part's: the kept L1 fee's, from the first reading.
+    expect(data.updatedAt).toBe(first.updatedAt);
   });
 
   it('leaves the Optimism total unknown when the L1 fee cannot be read, rather than understating it', async () => {
@@ -395,12 +397,36 @@ describe('MCP tools when upstreams fail', () => {
     for (const sim of up.l2.optimism) await sim.fault('rpc-error', { methods: ['eth_call'] });
     const { client } = await connect();
     const { data, text } = await estimate(client, { network: 'optimism' });
-    expect(data.execution.gwei).toBeCloseTo((21_000 * Number(GAS_WEI.optimism)) / 1e9, 9);
+    // Priced at the gas price, or at the suggested pair's base fee + tip when that is higher.
+    expect(data.gasPriceGwei).toBeGreaterThanOrEqual(Number(GAS_WEI.optimism) / 1e9);
+    expect(data.execution.gwei).toBeCloseTo(21_000 * data.gasPriceGwei, 9);
     expect(data.l1DataFee).toBeNull();
     expect(data.total).toBeNull();
     expect(data.feeCompleteness).toBe('execution_only');
     expect(data.notes.join(' ')).toContain('could not be read from the GasPriceOracle');
     expect(text).toContain('total unknown');
+  });
+
+  it('prices Polygon at what its suggested pair pays when the gas price is below the 25 gwei minimum tip', async () => {
+    setKnownState();
+    for (const sim of up.l2.polygon) {
+      sim.setGasPrice(parseGwei('6'));
+      sim.setMaxPriorityFee(parseGwei('1'));
+    }
+    const { client, app } = await connect();
+    const { data, text } = await estimate(client, { network: 'polygon' });
+    const l2 = (await (await app.request('/api/l2-gas')).json()) as {
+      networks: { id: string; baseFee: number; maxPriorityFeePerGas: number; maxFeePerGas: number }[];
+    };
+    const polygon = l2.networks.find((n) => n.id === 'polygon')!;
+    expect(polygon.maxPriorityFeePerGas).toBe(25);
+    const priceWei = parseGwei(polygon.baseFee.toFixed(9)) + parseGwei('25');
+    expect(data).toMatchObject({ maxPriorityFeePerGas: 25, maxFeePerGas: polygon.maxFeePerGas });
+    expect(parseGwei(data.gasPriceGwei.toFixed(9))).toBe(priceWei);
+    expect(data.total?.wei).toBe(String(21_000n * priceWei));
+    expect(data.feeCompleteness).toBe('full_estimate');
+    expect(data.notes[0]).toContain('what the suggested fee pair pays');
+    expect(text).toContain(`at ${data.gasPriceGwei} gwei`);
   });
 
   it('gives an isError result with Retry-After advice when the history store is down', async () => {

@@ -81,6 +81,34 @@ describe('presentNetwork', () => {
     expect(reading.feeNote).toContain('Execution cost only: Arbitrum');
   });
 
+  it("serves the base fee without a fee pair when the chain's tip suggestion could not be read, saying so", () => {
+    const facts = { ...live(parseGwei('0.0012')), baseFeeWei: parseGwei('0.001'), suggestedTipWei: null };
+    const { reading } = presentNetwork(getL2Network('optimism'), facts, PRICES, NOW);
+    expect(reading).toMatchObject({ baseFee: 0.001, maxPriorityFeePerGas: null, maxFeePerGas: null });
+    expect(reading.feeNote).toContain(
+      "No fee pair: OP Mainnet's tip suggestion (eth_maxPriorityFeePerGas) could not be read just now.",
+    );
+  });
+
+  it('suggests no fee pair from a last good reading older than the live cadence, saying why', () => {
+    const facts = (readAt: number) => ({
+      ...live(parseGwei('0.0012')),
+      status: 'last-good' as const,
+      readAt,
+      baseFeeWei: parseGwei('0.001'),
+      suggestedTipWei: parseGwei('0.0002'),
+    });
+    const optimism = getL2Network('optimism');
+    // Within the cadence the pair stands: twice the base fee plus the tip.
+    expect(presentNetwork(optimism, facts(NOW - 60_000), PRICES, NOW).reading).toMatchObject({
+      maxPriorityFeePerGas: 0.0002,
+      maxFeePerGas: 0.0022,
+    });
+    const { reading } = presentNetwork(optimism, facts(NOW - 290_000), PRICES, NOW);
+    expect(reading).toMatchObject({ baseFee: 0.001, maxPriorityFeePerGas: null, maxFeePerGas: null });
+    expect(reading.feeNote).toContain('No fee pair from a reading this old');
+  });
+
   it('serves null numbers with the network facts when no reading exists', () => {
     const { reading } = presentNetwork(
       getL2Network('polygon'),

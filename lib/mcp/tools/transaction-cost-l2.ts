@@ -1,4 +1,4 @@
-import { formatGwei } from 'viem';
+import { formatGwei, parseGwei } from 'viem';
 import type { AppDeps } from '../../deps';
 import { getL2Network, type L2NetworkId } from '../../l2/networks';
 import { getL2Gas } from '../../services/l2-gas';
@@ -8,9 +8,11 @@ import type { TransactionCostArgs, transactionCostOutput } from './transaction-c
 import { describeCost, l2Notes } from './transaction-cost-text';
 
 /**
- * Prices a transaction on an L2 at its gas price: OP Stack adds the L1 data fee of the representative
- * transfer, Arbitrum its L1 component (the NodeInterface's gas units at the same gas price), so both
- * totals are complete; the fee pair is the chain's own suggestion.
+ * Prices a transaction on an L2 at its gas price, or at what the suggested fee pair pays (base fee +
+ * tip) when that is higher (Polygon's nodes refuse a tip under 25 gwei whatever a provider's gas price
+ * says): OP Stack adds the L1 data fee of the representative transfer, Arbitrum its L1 component (the
+ * NodeInterface's gas units at the same price), so both totals are complete; the fee pair is the
+ * chain's own suggestion.
  */
 export async function estimateL2(
   deps: AppDeps,
@@ -31,21 +33,30 @@ export async function estimateL2(
       `${network.name} gas price unavailable: no provider answered and no reading of the last 5 minutes exists; retry shortly.`,
     );
   }
+  const pairPriceWei =
+    reading.baseFee === null || reading.maxPriorityFeePerGas === null
+      ? null
+      : parseGwei(reading.baseFee.toFixed(9)) + parseGwei(reading.maxPriorityFeePerGas.toFixed(9));
+  const priceWei =
+    pairPriceWei !== null && pairPriceWei > snapshot.gasPriceWei ? pairPriceWei : snapshot.gasPriceWei;
   const l1GasUnits = reading.estimatedL1GasUnits;
   // An L1 part that applies but could not be read leaves the total unknown (null), on Arbitrum as on
   // OP Stack: execution alone would understate what a wallet pays.
   const l1DataFee = network.hasL1DataFee
     ? { wei: snapshot.l1FeeWei }
     : network.hasL1GasUnits
-      ? { wei: l1GasUnits === null ? null : BigInt(l1GasUnits) * snapshot.gasPriceWei }
+      ? { wei: l1GasUnits === null ? null : BigInt(l1GasUnits) * priceWei }
       : ('none' as const);
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
-    gasPriceWei: snapshot.gasPriceWei,
+    gasPriceWei: priceWei,
     nativeUsd: reading.nativeUsd,
     l1DataFee,
   });
-  const updatedAt = new Date(snapshot.fetchedAt).toISOString();
+  // The data's time is its oldest part's: a kept L1 fee read before the gas price counts.
+  const dataTime = Math.min(snapshot.fetchedAt, snapshot.l1FeeReadAt ?? snapshot.fetchedAt);
+  const updatedAt = new Date(dataTime).toISOString();
+  const readAt = new Date(snapshot.fetchedAt).toISOString();
   const complete = network.hasL1DataFee
     ? cost.l1DataFee !== null
     : !network.hasL1GasUnits || l1GasUnits !== null;
@@ -55,7 +66,7 @@ export async function estimateL2(
     nativeToken: network.nativeToken,
     gasLimit: args.gasLimit,
     tier: null,
-    gasPriceGwei: Number(formatGwei(snapshot.gasPriceWei)),
+    gasPriceGwei: Number(formatGwei(priceWei)),
     maxPriorityFeePerGas: reading.maxPriorityFeePerGas,
     maxFeePerGas: reading.maxFeePerGas,
     expectedWaitSeconds: null,
@@ -69,12 +80,13 @@ export async function estimateL2(
       network,
       reading,
       status: snapshot.status,
-      readAt: updatedAt,
+      readAt,
       l1FeeReadAt: snapshot.l1FeeReadAt === null ? null : new Date(snapshot.l1FeeReadAt).toISOString(),
       tierGiven: args.tier,
       cost,
+      pairPriceGwei: priceWei === snapshot.gasPriceWei ? null : Number(formatGwei(priceWei)),
     }),
     updatedAt,
   };
-  return { data, summary: describeCost(data), updatedAt: snapshot.fetchedAt };
+  return { data, summary: describeCost(data), updatedAt: dataTime };
 }

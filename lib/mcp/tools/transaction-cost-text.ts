@@ -51,6 +51,8 @@ export interface L2NoteInput {
   l1FeeReadAt?: string | null;
   tierGiven: string | undefined;
   cost: TransactionCost;
+  /** The suggested pair's price per gas (base fee + tip, gwei) when it, not the gas price, prices the estimate. */
+  pairPriceGwei: number | null;
 }
 
 /**
@@ -59,9 +61,13 @@ export interface L2NoteInput {
  * Arbitrum's L1 component is added as the gas units of a representative transfer, on top of gasLimit.
  */
 export function l2Notes(input: L2NoteInput): string[] {
-  const { network, reading, status, readAt, l1FeeReadAt, tierGiven, cost } = input;
+  const { network, reading, status, readAt, l1FeeReadAt, tierGiven, cost, pairPriceGwei } = input;
   const notes = [
-    `Fee per gas is the current ${network.name} gas price (eth_gasPrice), paid in ${network.nativeToken}.`,
+    pairPriceGwei === null
+      ? `Fee per gas is the current ${network.name} gas price (eth_gasPrice), paid in ${network.nativeToken}.`
+      : `Fee per gas is the base fee plus the suggested tip (${pairPriceGwei} gwei), what the suggested fee pair ` +
+        `pays, paid in ${network.nativeToken}: the chain's gas price (eth_gasPrice, ${reading.gasPriceGwei} gwei) ` +
+        'is below it and a transaction paying only that would not be accepted.',
   ];
   notes.push(UPPER_BOUND_NOTE);
   if (tierGiven)
