@@ -74,12 +74,14 @@ export const L2NetworkReadingSchema = z
     baseFee: gwei('Base fee per gas of the latest block (its header).', 0.005),
     maxPriorityFeePerGas: gwei(
       'Priority fee (tip) per gas to send with: Arbitrum 0 (the sequencer ignores tips); OP Mainnet and Base ' +
-        "the chain's own eth_maxPriorityFeePerGas; Polygon the same but never below the 25 gwei its nodes enforce.",
+        "the chain's own eth_maxPriorityFeePerGas; Polygon the same but never below the 25 gwei its nodes enforce. " +
+        "Null, as maxFeePerGas, when an OP Stack chain's tip could not be read or the reading is a last good " +
+        'one older than 60 s (feeNote says which).',
       0.001,
     ),
     maxFeePerGas: gwei(
       'Max fee per gas to send with: 2 x baseFee + maxPriorityFeePerGas, which survives a doubling of the base ' +
-        'fee (at least 6 full blocks on Polygon, far more on OP Stack and Arbitrum).',
+        'fee (dozens of full blocks on OP Stack and Polygon, counted from the reading); null with maxPriorityFeePerGas.',
       0.011,
     ),
     estimatedL1GasUnits: z
