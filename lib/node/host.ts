@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { runScheduledJobs } from '../../cron/scheduled';
 import { allowedMethods, createApp, serverMethods } from '../../functions/app';
-import { type Config, parseConfig } from '../config';
+import { type Config, ConfigError, parseConfig } from '../config';
 import type { AppDeps } from '../deps';
 import { createCoalescingCache } from '../http/cache';
 import { createAnswerRoutes } from '../http/cached-answer';
@@ -138,7 +138,11 @@ export async function startNodeHost(
   const server = await listen(
     { fetch: handle, serverWide, immediate, refused, connect, clientError },
     config.port,
-  );
+  ).catch(async (error: unknown) => {
+    // The store opened above is closed (its lock released) before start-up fails.
+    await engine?.close();
+    throw describeListenError(error, config.port);
+  });
   const port = (server.address() as { port: number }).port;
   if (!config.publicBaseUrl) config.publicBaseUrl = `http://localhost:${port}`;
   const scheduler =
@@ -152,10 +156,38 @@ export async function startNodeHost(
     immediateAnswers: () => immediateAnswers,
     async close() {
       await scheduler?.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       await engine?.close();
     },
   };
+}
+
+/** How long a shutdown lets requests in progress finish before it closes their connections. */
+const CLOSE_GRACE_MS = 3_000;
+
+/**
+ * Stops accepting connections and resolves once every one is closed: idle keep-alive ones at once,
+ * the rest after CLOSE_GRACE_MS. `server.close()` alone waits for a client that keeps a connection
+ * open without a whole request (a load balancer's TCP check, a browser's preconnect) for ever.
+ */
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const cutOff = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    server.close(() => {
+      clearTimeout(cutOff);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** A port that cannot be listened on, said as the operator can fix it (PORT), not as a system error. */
+function describeListenError(error: unknown, port: number): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE')
+    return new ConfigError(`PORT ${port} is already in use; set PORT to a free port`);
+  if (code === 'EACCES') return new ConfigError(`PORT ${port} may not be listened on by this user; set PORT`);
+  return error;
 }
 
 /** How the host's HTTP server answers (see listen). */

@@ -18,7 +18,12 @@ async function main(): Promise<void> {
   const host = await startNodeHost(process.env, { log });
   let closing = false;
   const shutdown = (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      // A second signal: the operator will not wait. Committed writes are durable; the lock is taken over.
+      log.warn('second signal: exiting now', { signal });
+      output.flush();
+      process.exit(1);
+    }
     closing = true;
     log.info('shutting down', { signal });
     host

@@ -234,3 +234,49 @@ describe('Node host over HTTP', () => {
     expect(added[0]).toMatch(/GET \/nope 404 \d+ms/);
   });
 });
+
+describe('Node host lifecycle', () => {
+  const start = (dataDir: string, port = '0') =>
+    startNodeHost({ PORT: port, DATA_DIR: dataDir }, { log: createLogger(() => {}), scheduler: false });
+
+  it('closes while a client holds a connection open without a whole request, and releases the store', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gas-node-close-'));
+    try {
+      const host = await start(dataDir);
+      // A load balancer's TCP check or a browser's preconnect: connected, a partial request, no end.
+      const socket = connect(host.port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      socket.write('GET /api/gas HTTP/1.1\r\nHost: localhost\r\n');
+      socket.on('error', () => {});
+      const closed = await Promise.race([
+        host.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 15_000)),
+      ]);
+      socket.destroy();
+      expect(closed).toBe('closed');
+      // The lock is released: the same data directory opens again at once.
+      const again = await start(dataDir);
+      await again.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('names PORT when the port is taken, and releases the store it opened', async () => {
+    const first = mkdtempSync(join(tmpdir(), 'gas-node-port-'));
+    const second = mkdtempSync(join(tmpdir(), 'gas-node-port-'));
+    const host = await start(first);
+    try {
+      await expect(start(second, String(host.port))).rejects.toThrow(
+        `PORT ${host.port} is already in use; set PORT to a free port`,
+      );
+      // Nothing holds the second store: it opens at once.
+      const other = await start(second);
+      await other.close();
+    } finally {
+      await host.close();
+      rmSync(first, { recursive: true, force: true });
+      rmSync(second, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
