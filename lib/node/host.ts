@@ -43,7 +43,10 @@ export async function startNodeHost(
   const engine: DatabaseEngine | undefined = options.deps?.withDb
     ? undefined
     : await openDatabase(nodeEngineSpec(config));
-  await engine?.migrate();
+  await engine?.migrate().catch(async (error: unknown) => {
+    await engine.close().catch(() => {});
+    throw error;
+  });
   const deps: AppDeps = {
     config,
     fetch: (input, init) => fetch(input, init),
@@ -140,7 +143,7 @@ export async function startNodeHost(
     config.port,
   ).catch(async (error: unknown) => {
     // The store opened above is closed (its lock released) before start-up fails.
-    await engine?.close();
+    await engine?.close().catch(() => {});
     throw describeListenError(error, config.port);
   });
   const port = (server.address() as { port: number }).port;

@@ -6,6 +6,8 @@ import { startNodeHost } from './host';
 
 /** How long a clean shutdown waits for the log's last lines to leave through a slow pipe. */
 const SHUTDOWN_DRAIN_MS = 5_000;
+/** A signal at least this long after the first one ends the shutdown at once. */
+const SECOND_SIGNAL_AFTER_MS = 1_000;
 
 /** Entry point of `npm start`: serve until SIGINT/SIGTERM, then shut down cleanly. */
 async function main(): Promise<void> {
@@ -16,15 +18,18 @@ async function main(): Promise<void> {
   process.on('exit', () => output.flush());
   const log = createLogger(output.write);
   const host = await startNodeHost(process.env, { log });
-  let closing = false;
+  let closingSince: number | undefined;
   const shutdown = (signal: string) => {
-    if (closing) {
-      // A second signal: the operator will not wait. Committed writes are durable; the lock is taken over.
+    if (closingSince !== undefined) {
+      // One Ctrl-C under `npm start` arrives twice (npm forwards the terminal's SIGINT to this process,
+      // which got it too): only a signal a second or more later means the operator will not wait.
+      // Committed writes are durable; the lock is taken over by the next start.
+      if (Date.now() - closingSince < SECOND_SIGNAL_AFTER_MS) return;
       log.warn('second signal: exiting now', { signal });
       output.flush();
       process.exit(1);
     }
-    closing = true;
+    closingSince = Date.now();
     log.info('shutting down', { signal });
     host
       .close()
