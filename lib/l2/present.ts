@@ -83,8 +83,8 @@ export function presentNetwork(
         });
   const feeCompleteness: FeeCompleteness = l1FeeMissing ? 'execution_only' : network.feeCompleteness;
   const suggestion = suggestL2Fees(network, facts.baseFeeWei, facts.suggestedTipWei);
-  const pairTooOld =
-    facts.status === 'last-good' && facts.readAt !== null && now - facts.readAt > PAIR_MAX_AGE_MS;
+  // A live reading can be that old too: a shared entry near the end of its life, read after slow calls.
+  const pairTooOld = facts.readAt !== null && now - facts.readAt > PAIR_MAX_AGE_MS;
   const pair = pairTooOld ? null : (suggestion?.pair ?? null);
   const gwei = (value: bigint | undefined) => (value === undefined ? null : weiToGwei(value));
 

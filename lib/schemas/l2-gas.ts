@@ -75,8 +75,8 @@ export const L2NetworkReadingSchema = z
     maxPriorityFeePerGas: gwei(
       'Priority fee (tip) per gas to send with: Arbitrum 0 (the sequencer ignores tips); OP Mainnet and Base ' +
         "the chain's own eth_maxPriorityFeePerGas; Polygon the same but never below the 25 gwei its nodes enforce. " +
-        "Null, as maxFeePerGas, when an OP Stack chain's tip could not be read or the reading is a last good " +
-        'one older than 60 s (feeNote says which).',
+        "Null, as maxFeePerGas, when an OP Stack chain's tip could not be read or the reading is older than " +
+        '60 s (feeNote says which).',
       0.001,
     ),
     maxFeePerGas: gwei(

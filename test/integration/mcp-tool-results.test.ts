@@ -425,7 +425,8 @@ describe('MCP tools when upstreams fail', () => {
     expect(parseGwei(data.gasPriceGwei.toFixed(9))).toBe(priceWei);
     expect(data.total?.wei).toBe(String(21_000n * priceWei));
     expect(data.feeCompleteness).toBe('full_estimate');
-    expect(data.notes[0]).toContain('what the suggested fee pair pays');
+    expect(data.notes[0]).toContain('what a transaction sent with the suggested fee pair pays');
+    expect(data.notes[0]).toContain("under the minimum tip Polygon PoS's nodes accept");
     expect(text).toContain(`at ${data.gasPriceGwei} gwei`);
   });
 

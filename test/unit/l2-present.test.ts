@@ -107,6 +107,9 @@ describe('presentNetwork', () => {
     const { reading } = presentNetwork(optimism, facts(NOW - 290_000), PRICES, NOW);
     expect(reading).toMatchObject({ baseFee: 0.001, maxPriorityFeePerGas: null, maxFeePerGas: null });
     expect(reading.feeNote).toContain('No fee pair from a reading this old');
+    // A live reading gets none past the cadence either (a shared entry at the end of its life).
+    const live61 = presentNetwork(optimism, { ...facts(NOW - 61_000), status: 'live' }, PRICES, NOW);
+    expect(live61.reading.maxFeePerGas).toBeNull();
   });
 
   it('serves null numbers with the network facts when no reading exists', () => {

@@ -33,10 +33,17 @@ export async function estimateL2(
       `${network.name} gas price unavailable: no provider answered and no reading of the last 5 minutes exists; retry shortly.`,
     );
   }
+  // With no pair (a tip not read, a reading too old for one), the chain's minimum tip still applies.
+  const tipWei =
+    reading.maxPriorityFeePerGas !== null
+      ? parseGwei(reading.maxPriorityFeePerGas.toFixed(9))
+      : (network.minPriorityFeeWei ?? null);
   const pairPriceWei =
-    reading.baseFee === null || reading.maxPriorityFeePerGas === null
-      ? null
-      : parseGwei(reading.baseFee.toFixed(9)) + parseGwei(reading.maxPriorityFeePerGas.toFixed(9));
+    reading.baseFee === null || tipWei === null ? null : parseGwei(reading.baseFee.toFixed(9)) + tipWei;
+  const belowMinimum =
+    reading.baseFee !== null &&
+    network.minPriorityFeeWei !== undefined &&
+    snapshot.gasPriceWei < parseGwei(reading.baseFee.toFixed(9)) + network.minPriorityFeeWei;
   const priceWei =
     pairPriceWei !== null && pairPriceWei > snapshot.gasPriceWei ? pairPriceWei : snapshot.gasPriceWei;
   const l1GasUnits = reading.estimatedL1GasUnits;
@@ -84,7 +91,8 @@ export async function estimateL2(
       l1FeeReadAt: snapshot.l1FeeReadAt === null ? null : new Date(snapshot.l1FeeReadAt).toISOString(),
       tierGiven: args.tier,
       cost,
-      pairPriceGwei: priceWei === snapshot.gasPriceWei ? null : Number(formatGwei(priceWei)),
+      pairPrice:
+        priceWei === snapshot.gasPriceWei ? null : { gwei: Number(formatGwei(priceWei)), belowMinimum },
     }),
     updatedAt,
   };

@@ -51,8 +51,11 @@ export interface L2NoteInput {
   l1FeeReadAt?: string | null;
   tierGiven: string | undefined;
   cost: TransactionCost;
-  /** The suggested pair's price per gas (base fee + tip, gwei) when it, not the gas price, prices the estimate. */
-  pairPriceGwei: number | null;
+  /**
+   * The price per gas of base fee + tip (gwei) when it, not the gas price, prices the estimate, and
+   * whether the gas price is below the chain's minimum tip over the base fee (no transaction pays it).
+   */
+  pairPrice: { gwei: number; belowMinimum: boolean } | null;
 }
 
 /**
@@ -61,13 +64,16 @@ export interface L2NoteInput {
  * Arbitrum's L1 component is added as the gas units of a representative transfer, on top of gasLimit.
  */
 export function l2Notes(input: L2NoteInput): string[] {
-  const { network, reading, status, readAt, l1FeeReadAt, tierGiven, cost, pairPriceGwei } = input;
+  const { network, reading, status, readAt, l1FeeReadAt, tierGiven, cost, pairPrice } = input;
   const notes = [
-    pairPriceGwei === null
+    pairPrice === null
       ? `Fee per gas is the current ${network.name} gas price (eth_gasPrice), paid in ${network.nativeToken}.`
-      : `Fee per gas is the base fee plus the suggested tip (${pairPriceGwei} gwei), what the suggested fee pair ` +
-        `pays, paid in ${network.nativeToken}: the chain's gas price (eth_gasPrice, ${reading.gasPriceGwei} gwei) ` +
-        'is below it and a transaction paying only that would not be accepted.',
+      : `Fee per gas is the base fee plus the tip (${pairPrice.gwei} gwei), what a transaction sent with the ` +
+        `suggested fee pair pays, in ${network.nativeToken}; the chain's gas price (eth_gasPrice, ` +
+        `${reading.gasPriceGwei} gwei) is below it` +
+        (pairPrice.belowMinimum
+          ? `, under the minimum tip ${network.name}'s nodes accept, so no transaction pays only that.`
+          : '.'),
   ];
   notes.push(UPPER_BOUND_NOTE);
   if (tierGiven)
