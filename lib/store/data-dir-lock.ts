@@ -33,6 +33,30 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/**
+ * When process `pid` started, in clock ticks since boot (field 22 of Linux's `/proc/<pid>/stat`), or
+ * undefined where there is no such file. Kept beside the id in the lock: after a crash and a reboot
+ * the id may name another process, which then does not hold the lock.
+ */
+async function startTimeOf(pid: number): Promise<string | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (in parentheses, maybe with spaces) start at field 3.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the process a lock's text names (`<pid>` or `<pid> <start time>`) is the one running now. */
+async function isHolderRunning(held: string, holder: number): Promise<boolean> {
+  if (!(holder > 0) || !isRunning(holder)) return false;
+  const recorded = held.trim().split(' ')[1];
+  if (recorded === undefined) return true;
+  const now = await startTimeOf(holder);
+  return now === undefined || now === recorded;
+}
+
 /** The lock file's text, or undefined when there is none. */
 async function readLock(path: string): Promise<string | undefined> {
   try {
@@ -83,27 +107,29 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   // (relative, absolute, through a symbolic link) it is opened by.
   const path = join(await realpath(dataDir), DATA_DIR_LOCK_FILE);
   const pid = String(process.pid);
+  const started = await startTimeOf(process.pid);
+  const text = started === undefined ? pid : `${pid} ${started}`;
   // Written whole first, then linked into place (which fails if the lock exists): the lock file is
   // never seen empty, so a reader never takes a half-made lock for a dead one.
   const mine = `${path}.${pid}`;
   const waitUntil = Date.now() + TAKEOVER_WAIT_MS;
-  await writeFile(mine, pid);
+  await writeFile(mine, text);
   try {
     for (;;) {
       if (await linkOnce(mine, path)) {
         heldHere.add(path);
         return async () => {
           heldHere.delete(path);
-          if ((await readLock(path)) === pid) await rm(path, { force: true });
+          if ((await readLock(path)) === text) await rm(path, { force: true });
         };
       }
       const held = await readLock(path);
       if (held === undefined) continue;
       const holder = Number.parseInt(held, 10);
-      const alive = holder === process.pid ? heldHere.has(path) : holder > 0 && isRunning(holder);
+      const alive = holder === process.pid ? heldHere.has(path) : await isHolderRunning(held, holder);
       if (alive) throw new DataDirInUseError(dataDir, holder);
-      // Left by a process that is gone (a crash), maybe one that had this id: take it over, one
-      // taker at a time.
+      // Left by a process that is gone (a crash), maybe one that had this id, or whose id another
+      // process has since: take it over, one taker at a time.
       const marker = `${path}.takeover-${holder > 0 ? holder : 'unreadable'}`;
       if (!(await linkOnce(mine, marker))) {
         const marked = await readLock(marker);

@@ -1,6 +1,6 @@
 // One process per PGlite data directory (lib/store/data-dir-lock.ts): two PGlite instances writing to
 // one directory lose one side's committed rows, so the second is refused before it opens anything.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
@@ -27,6 +27,11 @@ function deadPid(): number {
   return pid;
 }
 
+/** The process id a lock names (its text is the id, then the process's start time where known). */
+function lockHolder(): string {
+  return readFileSync(join(dir, DATA_DIR_LOCK_FILE), 'utf8').split(' ')[0] ?? '';
+}
+
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'gas-lock-'));
@@ -38,7 +43,7 @@ afterEach(() => {
 describe('the data directory lock', () => {
   it('is held once: a second taker is refused with the holder named, and it is free again after release', async () => {
     const release = await lockDataDir(dir);
-    expect(readFileSync(join(dir, DATA_DIR_LOCK_FILE), 'utf8')).toBe(String(process.pid));
+    expect(lockHolder()).toBe(String(process.pid));
     const refused = await lockDataDir(dir).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DataDirInUseError);
     expect(String((refused as Error).message)).toContain(`is open in process ${process.pid}`);
@@ -50,7 +55,7 @@ describe('the data directory lock', () => {
   it('is taken over from a process that is gone (a crash)', async () => {
     writeFileSync(join(dir, DATA_DIR_LOCK_FILE), String(deadPid()));
     const release = await lockDataDir(dir);
-    expect(readFileSync(join(dir, DATA_DIR_LOCK_FILE), 'utf8')).toBe(String(process.pid));
+    expect(lockHolder()).toBe(String(process.pid));
     await release();
   });
 
@@ -58,11 +63,34 @@ describe('the data directory lock', () => {
     // The lock names this process, which does not hold it: an earlier process with the same id left it.
     writeFileSync(join(dir, DATA_DIR_LOCK_FILE), String(process.pid));
     const release = await lockDataDir(dir);
-    expect(readFileSync(join(dir, DATA_DIR_LOCK_FILE), 'utf8')).toBe(String(process.pid));
+    expect(lockHolder()).toBe(String(process.pid));
     await expect(lockDataDir(dir)).rejects.toBeInstanceOf(DataDirInUseError);
     await release();
     expect(existsSync(join(dir, DATA_DIR_LOCK_FILE))).toBe(false);
   });
+
+  it.runIf(existsSync('/proc/self/stat'))(
+    'is taken over from a crashed process whose id another running process has since, and refused to the real holder',
+    async () => {
+      const other = spawn('sleep', ['30']);
+      try {
+        const pid = other.pid ?? 0;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+        // The lock of the process now running under that id: refused.
+        writeFileSync(join(dir, DATA_DIR_LOCK_FILE), `${pid} ${started}`);
+        await expect(lockDataDir(dir)).rejects.toBeInstanceOf(DataDirInUseError);
+        // A lock left under that id by a process started at another time (before a reboot): taken over.
+        writeFileSync(join(dir, DATA_DIR_LOCK_FILE), `${pid} ${Number(started) + 1}`);
+        const release = await lockDataDir(dir);
+        expect(lockHolder()).toBe(String(process.pid));
+        await release();
+      } finally {
+        other.kill();
+      }
+    },
+  );
 
   it('refuses this process a second open of its directory under another spelling (relative, a symbolic link)', async () => {
     const release = await lockDataDir(dir);
