@@ -38,12 +38,12 @@ export async function estimateL2(
     reading.maxPriorityFeePerGas !== null
       ? parseGwei(reading.maxPriorityFeePerGas.toFixed(9))
       : (network.minPriorityFeeWei ?? null);
-  const pairPriceWei =
-    reading.baseFee === null || tipWei === null ? null : parseGwei(reading.baseFee.toFixed(9)) + tipWei;
+  const baseFeeWei = reading.baseFee === null ? null : parseGwei(reading.baseFee.toFixed(9));
+  const pairPriceWei = baseFeeWei === null || tipWei === null ? null : baseFeeWei + tipWei;
   const belowMinimum =
-    reading.baseFee !== null &&
+    baseFeeWei !== null &&
     network.minPriorityFeeWei !== undefined &&
-    snapshot.gasPriceWei < parseGwei(reading.baseFee.toFixed(9)) + network.minPriorityFeeWei;
+    snapshot.gasPriceWei < baseFeeWei + network.minPriorityFeeWei;
   const priceWei =
     pairPriceWei !== null && pairPriceWei > snapshot.gasPriceWei ? pairPriceWei : snapshot.gasPriceWei;
   const l1GasUnits = reading.estimatedL1GasUnits;
