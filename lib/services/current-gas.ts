@@ -5,15 +5,9 @@ import { MAX_SANE_GWEI } from '../oracle/sanity';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
 import { readThrough, type SharedKind } from '../store/shared-read';
 import { readEtherscanGas } from '../upstream/etherscan';
-import {
-  computeMainnetHeadFloor,
-  getMainnetBestBlock,
-  readMainnetGasFromRpc,
-} from '../upstream/rpc-mainnet-gas';
+import { readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
+import { computeExplorerMinBlock, recallMainnetHead, rememberMainnetHead } from './mainnet-known-head';
 import { deriveExplorerWalletFields, rankBaseFee, toWalletFields } from './wallet-fields';
-
-/** How far (in blocks, about a minute) the explorer may trail the best block RPC providers served. */
-const EXPLORER_MAX_LAG_BLOCKS = 5;
 
 const saneGwei = z.number().positive().max(MAX_SANE_GWEI);
 /**
@@ -122,6 +116,7 @@ async function readLiveUnranked(
 ): Promise<Omit<CurrentGasReading, 'baseFeePercentile7d'> | null> {
   try {
     const rpc = await readMainnetGasFromRpc(deps);
+    await rememberMainnetHead(deps, rpc.blockNumber);
     const { low, average, high, baseFee, blockNumber, source } = rpc;
     const updatedAt = new Date(deps.now()).toISOString();
     return { low, average, high, baseFee, blockNumber, source, updatedAt, ...toWalletFields(rpc) };
@@ -129,13 +124,9 @@ async function readLiveUnranked(
     deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
   }
   try {
-    // Behind what RPC providers served lately, or days behind the clock: stale.
-    const best = getMainnetBestBlock(deps);
-    const floor = computeMainnetHeadFloor(deps.now());
-    const minBlock =
-      best === undefined
-        ? floor
-        : Math.max(best - EXPLORER_MAX_LAG_BLOCKS, floor ?? Number.NEGATIVE_INFINITY);
+    // Etherscan gives no timestamp: behind the known head (and the slots since), or days behind the
+    // clock, its backend is stuck.
+    const minBlock = computeExplorerMinBlock(await recallMainnetHead(deps), deps.now());
     const { gasUsedRatios, ...explorer } = await readEtherscanGas(
       deps,
       minBlock === undefined ? {} : { minBlock },

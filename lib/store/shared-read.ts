@@ -3,6 +3,7 @@ import { allSettled, settleWithin } from '../async';
 import { stillWaiting } from '../clock';
 import { type AppDeps, getState } from '../deps';
 import { STORE_TIMEOUT_MAX_MS } from './create-last-good';
+import type { LastGoodStore } from './last-good';
 
 /** One upstream data kind read through the shared entry (mainnet gas, a price, an L2 network). */
 export interface SharedKind<T> {
@@ -75,7 +76,7 @@ const STORE_SICK_MAX_MS = 60_000;
 const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 60_000;
 /** How far ahead of this instance's clock another instance's may run before its times are refused. */
-const CLOCK_SKEW_MS = 30_000;
+export const CLOCK_SKEW_MS = 30_000;
 
 interface LocalState {
   held: Map<string, Held>;
@@ -285,6 +286,28 @@ export function sharedReadsSettled(deps: Pick<AppDeps, 'state'>): Promise<void> 
 /** A number that changes whenever this instance holds a new reading or is asked for a fresh one. */
 export function sharedReadVersion(deps: Pick<AppDeps, 'state'>): number {
   return localState(deps).version;
+}
+
+/**
+ * Runs one call to the shared store beside the read-through (a small record kept with the entries)
+ * within a store call's budget and this instance's back-off: undefined when the store is being skipped
+ * or the call fails, which counts towards skipping it like a failed read-through call.
+ */
+export async function callSharedStore<R>(
+  deps: Deps,
+  call: (store: LastGoodStore) => Promise<R>,
+): Promise<R | undefined> {
+  const local = localState(deps);
+  if (skippingStore(local, deps.now())) return undefined;
+  try {
+    const result = await settleWithin(call(deps.lastGood), storeTimeoutMs(deps, undefined));
+    local.storeFailures = 0;
+    return result;
+  } catch (error) {
+    markSick(deps, local);
+    deps.log.warn('shared store unavailable', { error: String(error).slice(0, 200) });
+    return undefined;
+  }
 }
 
 /** Skips the store for a while: 10 s after a failure, doubling up to a minute while it keeps failing. */

@@ -1,5 +1,5 @@
 import { getBlock } from 'viem/actions';
-import { type AppDeps, getState } from '../deps';
+import type { AppDeps } from '../deps';
 import { type BlobFees, readBlobFees } from '../oracle/blob-fees';
 import {
   computeMaxNextBaseFee,
@@ -13,15 +13,7 @@ import type { GasTiers } from '../oracle/tiers';
 import { computeWalletFees, type WalletFees } from '../oracle/wallet-fees';
 import { parseFeeHistory } from './fee-history-wire';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind } from './rpc-errors';
-import { createPoolHealth } from './rpc-health';
-import {
-  createRpcPool,
-  getPoolStateKey,
-  isQuantity,
-  type RpcClient,
-  type RpcPoolOptions,
-  rpcCall,
-} from './rpc-pool';
+import { createRpcPool, isQuantity, type RpcClient, type RpcPoolOptions, rpcCall } from './rpc-pool';
 
 /** Ethereum mainnet. */
 export const MAINNET_CHAIN_ID = 1;
@@ -60,7 +52,8 @@ const MAX_HEAD_SKEW_BLOCKS = 2n;
 /** A real head and its time (block 24283622, 2026-01-21 13:59:59 UTC; shared/data blob sample). */
 const REFERENCE_BLOCK = 24_283_622;
 const REFERENCE_TIMESTAMP = 1_769_003_999;
-const SLOT_SECONDS = 12;
+/** Mainnet's slot time: at most one block each. */
+export const SLOT_SECONDS = 12;
 /** A day of 12-s slots: the margin both bounds below keep. */
 const DAY_OF_BLOCKS = 7_200;
 /** Share of slots that may stay empty (0.78 % did from the Merge to the reference head). */
@@ -233,13 +226,4 @@ function computeBaseFeeAfterHead(
       : baseFeePerGas <= computeMaxNextBaseFee(historyNext) && baseFeePerGas * 8n + 8n >= historyNext * 7n;
   if (!follows) throw new RpcAttemptError('lag', 'head base fee does not follow the fee history');
   return computeNextBaseFee(baseFeePerGas, gasUsed, gasLimit);
-}
-
-/**
- * The newest mainnet block a provider served in this process in the last ten minutes, or undefined;
- * lets the explorer backstop be checked for a stale backend.
- */
-export function getMainnetBestBlock(deps: Pick<AppDeps, 'state' | 'now'>): number | undefined {
-  const best = getState(deps, getPoolStateKey('mainnet', MAINNET_CHAIN_ID), createPoolHealth).bestBlock;
-  return best && deps.now() - best.seenAt <= 10 * 60_000 ? Number(best.number) : undefined;
 }

@@ -140,6 +140,34 @@ describe('GET /api/gas when every RPC provider fails', () => {
   });
 });
 
+describe('GET /api/gas when every RPC provider has failed for hours', () => {
+  /**
+   * One instance reads the RPC providers; every provider then fails, and `hours` later another instance
+   * sharing the store (the fleet's Redis) finds Etherscan at `lastBlock(head)`.
+   */
+  async function askEtherscanLater(hours: number, lastBlock: (head: number) => number) {
+    const lastGood = createMemoryLastGoodStore();
+    const live = await getGas(createTestDeps(upstreams.env, { lastGood }));
+    const head = live.body.blockNumber as number;
+    await failEveryRpc();
+    upstreams.etherscan.setOracle({ LastBlock: String(lastBlock(head)) });
+    const later = createTestDeps(upstreams.env, { lastGood, now: () => Date.now() + hours * 3_600_000 });
+    return { deps: later, ...(await getGas(later)) };
+  }
+
+  it('rejects an Etherscan answer still at the head RPC providers served two hours before', async () => {
+    const { deps, res } = await askEtherscanLater(2, (head) => head);
+    expect(res.status).toBe(503);
+    expect(deps.logs.some((line) => line.includes('etherscan stale'))).toBe(true);
+  });
+
+  it('serves an Etherscan answer that advanced with the clock, even with 40 % of the slots missed', async () => {
+    // Two hours are 600 slots; a chain that filled only 60 % of them is far worse than mainnet's.
+    const { body } = await askEtherscanLater(2, (head) => head + 360);
+    expect(body.source).toBe('etherscan');
+  });
+});
+
 describe('GET /api/gas when everything fails', () => {
   /** Two app instances sharing one last-good store, the second with its clock `offsetMs` ahead. */
   async function readThenFail(offsetMs: number) {

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { type AppDeps, getState } from '../deps';
+import { CLOCK_SKEW_MS, callSharedStore, ENTRY_KEEP_MS } from '../store/shared-read';
+import { computeMainnetHeadFloor, SLOT_SECONDS } from '../upstream/rpc-mainnet-gas';
+
+/**
+ * The known mainnet head: the newest block number an RPC provider served and when it was seen (epoch
+ * ms), kept in the shared store (fleet-wide with Redis, else in-process) for a day after the last one,
+ * so the explorer backstop, which gives no timestamp, is held to it long after the providers fail.
+ */
+const KnownHeadSchema = z.object({
+  number: z.number().int().positive(),
+  readAt: z.number().int().nonnegative(),
+});
+export type KnownHead = z.infer<typeof KnownHeadSchema>;
+
+/** Its key in the shared store, beside the read-through entries. */
+export const KNOWN_HEAD_KEY = 'mainnet-head';
+
+const SLOT_MS = SLOT_SECONDS * 1000;
+/** How far (in blocks, about a minute) the explorer may trail the known head. */
+const EXPLORER_MAX_LAG_BLOCKS = 5;
+/**
+ * The share of the slots since the known head the explorer must have moved on by. Mainnet has left
+ * under 1 % of its slots empty since the Merge; counting only half leaves room for the worst hours of
+ * an incident, so an honest explorer is never refused, while one stuck for over half that time is.
+ */
+const COUNTED_SLOT_SHARE = 0.5;
+
+type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
+
+/**
+ * Keeps `number`, the head of a live RPC reading, as the known head (the newest seen wins). Never
+ * throws.
+ */
+export async function rememberMainnetHead(deps: Deps, number: number): Promise<void> {
+  const local = localHead(deps);
+  const head = { number, readAt: deps.now() };
+  local.head = head;
+  // A newer head another instance stored meanwhile stays.
+  await callSharedStore(deps, (store) =>
+    store.set(KNOWN_HEAD_KEY, head, ENTRY_KEEP_MS, { plausibleUntil: deps.now() + CLOCK_SKEW_MS }),
+  );
+}
+
+/** The known head: the newer of this instance's and the shared store's, or null when there is none. */
+export async function recallMainnetHead(deps: Deps): Promise<KnownHead | null> {
+  const local = usable(localHead(deps).head, deps.now());
+  const shared = await readShared(deps);
+  if (!local || !shared) return local ?? shared;
+  return shared.readAt > local.readAt ? shared : local;
+}
+
+/**
+ * The lowest LastBlock an honest explorer can report at `nowMs`: the known head, plus half the slots
+ * since it was seen, less a minute's blocks; never below what the clock alone allows (the last resort,
+ * see computeMainnetHeadFloor). Undefined when neither gives a bound.
+ */
+export function computeExplorerMinBlock(known: KnownHead | null, nowMs: number): number | undefined {
+  const clockFloor = computeMainnetHeadFloor(nowMs);
+  if (!known) return clockFloor;
+  const slots = Math.floor(Math.max(0, nowMs - known.readAt) / SLOT_MS);
+  const fromHead = known.number + Math.floor(slots * COUNTED_SLOT_SHARE) - EXPLORER_MAX_LAG_BLOCKS;
+  return Math.max(fromHead, clockFloor ?? fromHead);
+}
+
+function localHead(deps: Pick<AppDeps, 'state'>): { head: KnownHead | null } {
+  return getState(deps, KNOWN_HEAD_KEY, () => ({ head: null as KnownHead | null }));
+}
+
+async function readShared(deps: Deps): Promise<KnownHead | null> {
+  const parsed = KnownHeadSchema.safeParse(await callSharedStore(deps, (store) => store.get(KNOWN_HEAD_KEY)));
+  return parsed.success ? usable(parsed.data, deps.now()) : null;
+}
+
+/** A head seen later than any instance's clock can be (a clock set back, a mistyped record) is no reference. */
+function usable(head: KnownHead | null, now: number): KnownHead | null {
+  return head && head.readAt <= now + CLOCK_SKEW_MS ? head : null;
+}
