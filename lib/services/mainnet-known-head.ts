@@ -18,6 +18,13 @@ export type KnownHead = z.infer<typeof KnownHeadSchema>;
 export const KNOWN_HEAD_KEY = 'mainnet-head';
 
 const SLOT_MS = SLOT_SECONDS * 1000;
+/**
+ * How far a head may run ahead of the known one plus a block per 12-s slot since: the known head may
+ * have been a minute old when seen (5 blocks) and another instance's clock 30 s behind (3), with a
+ * block or two to spare. Were slots ever shortened, heads would stop being kept after a gap, and the
+ * explorer's floor would only be lower (the known head stays a real one).
+ */
+const AHEAD_TOLERANCE_BLOCKS = 10;
 /** How far (in blocks, about a minute) the explorer may trail the known head. */
 const EXPLORER_MAX_LAG_BLOCKS = 5;
 /**
@@ -30,11 +37,21 @@ const COUNTED_SLOT_SHARE = 0.5;
 type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
 
 /**
- * Keeps `number`, the head of a live RPC reading, as the known head (the newest seen wins). Never
- * throws.
+ * Keeps `number`, the head of a live RPC reading, as the known head, unless it is ahead of the known
+ * one by more than a block per slot since (and a small tolerance): a provider numbering far ahead
+ * (another chain, a bug) whose reading passed the other checks cannot make an honest explorer look
+ * stale. A head behind the known one is kept (the newest seen wins), so one bogus head that got in
+ * with nothing to compare against is gone at the next honest reading. Never throws.
  */
 export async function rememberMainnetHead(deps: Deps, number: number): Promise<void> {
   const local = localHead(deps);
+  const known = usable(local.head, deps.now()) ?? (await readShared(deps));
+  if (known && number > computeHeadLimit(known, deps.now())) {
+    deps.log.warn('mainnet head ahead of the known one by more than the slots since; not kept', {
+      blocksAhead: number - known.number,
+    });
+    return;
+  }
   const head = { number, readAt: deps.now() };
   local.head = head;
   // A newer head another instance stored meanwhile stays.
@@ -62,6 +79,11 @@ export function computeExplorerMinBlock(known: KnownHead | null, nowMs: number):
   const slots = Math.floor(Math.max(0, nowMs - known.readAt) / SLOT_MS);
   const fromHead = known.number + Math.floor(slots * COUNTED_SLOT_SHARE) - EXPLORER_MAX_LAG_BLOCKS;
   return Math.max(fromHead, clockFloor ?? fromHead);
+}
+
+/** The highest head number possible at `nowMs` after `known`: a block per 12-s slot since, and the tolerance. */
+export function computeHeadLimit(known: KnownHead, nowMs: number): number {
+  return known.number + Math.ceil(Math.max(0, nowMs - known.readAt) / SLOT_MS) + AHEAD_TOLERANCE_BLOCKS;
 }
 
 function localHead(deps: Pick<AppDeps, 'state'>): { head: KnownHead | null } {

@@ -168,6 +168,25 @@ describe('GET /api/gas when every RPC provider has failed for hours', () => {
   });
 });
 
+describe('GET /api/gas after a provider served a head numbered ahead of the chain', () => {
+  it('still serves an honest Etherscan answer once every provider fails', async () => {
+    let offsetMs = 0;
+    const deps = createTestDeps(upstreams.env, { now: () => Date.now() + offsetMs });
+    const head = (await getGas(deps)).body.blockNumber as number;
+    // The first provider now numbers its head 1,000 blocks ahead (a buggy node), stamped now: below the
+    // bound on any mainnet block of its time, so its reading is served.
+    upstreams.mainnet[0]?.setHead({ number: head + 1_000 });
+    offsetMs = 31_000; // the reading is due again
+    expect((await getGas(deps)).body.blockNumber).toBe(head + 1_000);
+    offsetMs = 62_000;
+    await failEveryRpc();
+    const { body } = await getGas(deps);
+    expect(body).toMatchObject({ source: 'etherscan', blockNumber: expect.any(Number) });
+    expect(body.blockNumber).toBeLessThan(head + 1_000);
+    expect(deps.logs.some((line) => line.includes('mainnet head ahead of the known one'))).toBe(true);
+  });
+});
+
 describe('GET /api/gas when everything fails', () => {
   /** Two app instances sharing one last-good store, the second with its clock `offsetMs` ahead. */
   async function readThenFail(offsetMs: number) {

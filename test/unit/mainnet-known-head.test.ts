@@ -1,8 +1,9 @@
 // The known mainnet head (lib/services/mainnet-known-head.ts): what the explorer backstop is held to
-// once the RPC providers have failed.
+// once the RPC providers have failed, and which heads may become it.
 import { describe, expect, it } from 'vitest';
 import {
   computeExplorerMinBlock,
+  computeHeadLimit,
   KNOWN_HEAD_KEY,
   recallMainnetHead,
   rememberMainnetHead,
@@ -51,6 +52,27 @@ describe('the known mainnet head', () => {
     const lastGood = createMemoryLastGoodStore();
     await rememberMainnetHead(instance(lastGood).deps, HEAD.number);
     expect(await recallMainnetHead(instance(lastGood, HEAD.readAt + HOUR_MS).deps)).toEqual(HEAD);
+  });
+
+  it('does not take a head numbered ahead of it by more than a block per slot since', async () => {
+    const { deps, later } = instance();
+    await rememberMainnetHead(deps, HEAD.number);
+    later(60_000);
+    const limit = computeHeadLimit(HEAD, HEAD.readAt + 60_000);
+    expect(limit - HEAD.number).toBe(5 + 10); // five slots, and the tolerance
+    await rememberMainnetHead(deps, limit + 1);
+    expect((await recallMainnetHead(deps))?.number).toBe(HEAD.number);
+    expect(deps.logs.some((line) => line.includes('not kept'))).toBe(true);
+    await rememberMainnetHead(deps, limit);
+    expect((await recallMainnetHead(deps))?.number).toBe(limit);
+  });
+
+  it('gives way to a lower head seen later, so a bogus head that got in first does not stay', async () => {
+    const { deps, later } = instance();
+    await rememberMainnetHead(deps, HEAD.number + 50_000); // nothing known to compare it with
+    later(12_000);
+    await rememberMainnetHead(deps, HEAD.number + 1);
+    expect(await recallMainnetHead(deps)).toEqual({ number: HEAD.number + 1, readAt: HEAD.readAt + 12_000 });
   });
 
   it('is kept in this instance when the store is down, without throwing', async () => {
