@@ -1,10 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { routePath } from 'hono/route';
 import type { AppDeps } from '../lib/deps';
 import { DomainError } from '../lib/errors';
 import type { AnswerRoutes } from '../lib/http/cached-answer';
 import { createRenderedJsonCache } from '../lib/http/cached-json';
 import { responseHeaders } from '../lib/http/headers';
-import { invalidQueryProblem, misnamedQueryProblem } from '../lib/http/params';
+import { invalidQueryProblem } from '../lib/http/params';
 import { HttpProblem, problemFromDomainError, problemResponse } from '../lib/http/problem';
 import type { ApiApp, AppEnv } from './app-env';
 import { registerDashboard } from './dashboard';
@@ -26,17 +27,14 @@ import { registerWeb } from './web';
 export function createApp(deps: AppDeps, options: { routes?: AnswerRoutes } = {}): ApiApp {
   const app: ApiApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
-      if (!result.success) {
-        return problemResponse(
-          invalidQueryProblem(result.error, queryInput(c.req.queries())),
-          instanceOf(c.req.url),
-        );
-      }
-      if (result.target === 'query') {
-        const declared = Object.keys(result.data as Record<string, unknown>);
-        const misnamed = misnamedQueryProblem(c.req.queries(), declared);
-        if (misnamed) return problemResponse(misnamed, instanceOf(c.req.url));
-      }
+      if (result.target !== 'query') return;
+      const declared = declaredQueryNames(app, routePath(c));
+      const problem = invalidQueryProblem(
+        c.req.queries(),
+        declared,
+        result.success ? undefined : result.error,
+      );
+      if (problem) return problemResponse(problem, instanceOf(c.req.url));
     },
   });
 
@@ -91,9 +89,14 @@ export function createApp(deps: AppDeps, options: { routes?: AnswerRoutes } = {}
   return app;
 }
 
-/** Query parameters as the validator saw them: a lone value as a string, a repeated one as an array. */
-function queryInput(queries: Record<string, string[]>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(queries).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
+/** The query parameters a route declares, read from its OpenAPI definition (`path` as registered). */
+function declaredQueryNames(app: ApiApp, path: string): string[] {
+  for (const definition of app.openAPIRegistry.definitions) {
+    if (definition.type !== 'route' || definition.route.path !== path) continue;
+    const query = definition.route.request?.query;
+    if (query && 'shape' in query) return Object.keys(query.shape);
+  }
+  return [];
 }
 
 /** The request path and query, the `instance` of a problem; never a host name, and never very long. */

@@ -67,16 +67,42 @@ function describeMisspelling(sent: string, declared: string): string | undefined
   return hints.join('; ');
 }
 
-/** Describes what is wrong with each query parameter named in a zod error. */
-export function describeInvalidParams(error: ZodError, input: Record<string, unknown>): InvalidParam[] {
-  const names = [...new Set(error.issues.map((issue) => String(issue.path[0] ?? 'query')))];
+/** A sent query name that misspells a declared parameter: the name sent, the one meant, and how. */
+interface Misnamed {
+  sent: string;
+  meant: string;
+  hint: string;
+}
+
+/** Each sent name that misspells one of `declared` (see describeMisspelling), in the order sent. */
+function findMisnamed(sent: readonly string[], declared: readonly string[]): Misnamed[] {
+  const found: Misnamed[] = [];
+  for (const name of sent) {
+    for (const meant of declared) {
+      const hint = describeMisspelling(name, meant);
+      if (hint !== undefined) {
+        found.push({ sent: name, meant, hint });
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Describes what is wrong with each refused query parameter; a missing one that was sent under a
+ * misspelt name says so (`cited`: that name for each such parameter).
+ */
+function describeInvalidParams(
+  names: readonly string[],
+  input: Record<string, unknown>,
+  cited: readonly Misnamed[],
+): InvalidParam[] {
   return names.map((name) => {
     const value = input[name];
     const allowed = allowedByName.get(name);
     let reason: string;
-    const variant = Object.keys(input)
-      .map((sent) => ({ sent, hint: describeMisspelling(sent, name) }))
-      .find((v) => v.hint !== undefined);
+    const variant = cited.find((m) => m.meant === name);
     if (value === undefined && variant)
       reason = `is required (${shownName(variant.sent)} was given: ${variant.hint})`;
     else if (value === undefined) reason = 'is required';
@@ -87,48 +113,52 @@ export function describeInvalidParams(error: ZodError, input: Record<string, unk
   });
 }
 
-/** Turns a failed query validation into the 400 problem the app renders. */
-export function invalidQueryProblem(error: ZodError, input: Record<string, unknown>): HttpProblem {
-  const invalidParams = describeInvalidParams(error, input);
-  const detail = invalidParams
-    .map((p) => `${p.name} ${p.reason}${p.allowed ? `; allowed: ${p.allowed.join(', ')}` : ''}`)
-    .join('. ');
-  return new HttpProblem(400, 'Invalid query parameter', detail, { invalidParams });
-}
-
 /** At most this many misspelt names are listed in one problem; a query may carry thousands. */
 const MAX_MISSPELT_LISTED = 10;
 
 /**
- * A query that validated but names a parameter in a way it is not read: in another case
- * (`RANGE=7d`), array-style (`range[]=7d`, `range[0]=7d`, as qs and axios send arrays) or with
- * whitespace around it. The value would be dropped and the default served in silence, which SPEC
- * decision 7 forbids for a bad value. Other unknown names are ignored (a cache-busting `?_=123` must
- * keep working). Undefined when none.
+ * The 400 for a query, or undefined when it is fine. It names every sent name that spells a
+ * declared parameter in a way it is not read: in another case (`RANGE=7d`), array-style
+ * (`range[]=7d`, `range[0]=7d`, as qs and axios send arrays) or with whitespace around it, whose
+ * value would be dropped and the default served in silence (SPEC decision 7 forbids that for a bad
+ * value); then every parameter the validation (`error`) refused. Misspelt names come first, in the
+ * same problem: a client learns at once that a value it meant was ignored, not only after fixing
+ * the rest. Other unknown names are ignored (a cache-busting `?_=123` must keep working).
  */
-export function misnamedQueryProblem(
+export function invalidQueryProblem(
   queries: Record<string, string[]>,
   declared: readonly string[],
+  error?: ZodError,
 ): HttpProblem | undefined {
-  const invalidParams: InvalidParam[] = [];
+  // As the validator saw them: a lone value as a string, a repeated one as an array.
+  const input = Object.fromEntries(Object.entries(queries).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
+  const misnamed = findMisnamed(Object.keys(queries), declared);
+  const refused = [...new Set(error?.issues.map((issue) => String(issue.path[0] ?? 'query')))];
+  // A missing parameter's reason names the first misspelt name it was sent under; not listed twice.
+  const cited = refused
+    .filter((name) => input[name] === undefined)
+    .flatMap((name) => misnamed.find((m) => m.meant === name) ?? []);
+  const uncited = misnamed.filter((m) => !cited.includes(m));
+  const invalid = describeInvalidParams(refused, input, cited);
+  if (uncited.length === 0 && invalid.length === 0) return undefined;
+
+  const misspelt: InvalidParam[] = [];
   const details: string[] = [];
-  for (const name of Object.keys(queries)) {
-    const meant = declared
-      .map((d) => ({ d, hint: describeMisspelling(name, d) }))
-      .find((m) => m.hint !== undefined);
-    if (!meant) continue;
-    const allowed = allowedByName.get(meant.d);
-    const reason = `is not a parameter of this endpoint; ${meant.hint}: did you mean ${meant.d}?`;
-    invalidParams.push({ name: shorten(name), reason, ...(allowed ? { allowed: [...allowed] } : {}) });
-    details.push(`${shownName(name)} ${reason}`);
-  }
-  if (invalidParams.length === 0) return undefined;
-  const more = invalidParams.length - MAX_MISSPELT_LISTED;
-  const detail =
+  for (const m of uncited.slice(0, MAX_MISSPELT_LISTED)) {
+    const allowed = allowedByName.get(m.meant);
+    const reason = `is not a parameter of this endpoint; ${m.hint}: did you mean ${m.meant}?`;
+    misspelt.push({ name: shorten(m.sent), reason, ...(allowed ? { allowed: [...allowed] } : {}) });
     // Each sentence ends with its question mark.
-    details.slice(0, MAX_MISSPELT_LISTED).join(' ') +
-    (more > 0 ? ` ${more} more such names are not listed.` : '');
-  return new HttpProblem(400, 'Invalid query parameter', detail, {
-    invalidParams: invalidParams.slice(0, MAX_MISSPELT_LISTED),
+    details.push(`${shownName(m.sent)} ${reason}`);
+  }
+  const more = uncited.length - misspelt.length;
+  if (more > 0) details.push(`${more} more such names are not listed.`);
+  if (invalid.length > 0) {
+    const describe = (p: InvalidParam) =>
+      `${p.name} ${p.reason}${p.allowed ? `; allowed: ${p.allowed.join(', ')}` : ''}`;
+    details.push(invalid.map(describe).join('. '));
+  }
+  return new HttpProblem(400, 'Invalid query parameter', details.join(' '), {
+    invalidParams: [...misspelt, ...invalid],
   });
 }

@@ -175,6 +175,42 @@ describe('HTTP conventions', () => {
     },
   );
 
+  it.each([
+    [
+      'a misspelt name beside a bad value of another parameter',
+      '?network=zksync&range[]=10m',
+      [
+        ['range[]', 'array-style names with brackets are not read: did you mean range?'],
+        ['network', '"zksync" is not an allowed value'],
+      ],
+    ],
+    [
+      'a misspelt name beside a bad value of the same parameter',
+      '?network=base&range=1y&RANGE=10m',
+      [
+        ['RANGE', 'parameter names are case-sensitive: did you mean range?'],
+        ['range', '"1y" is not an allowed value'],
+      ],
+    ],
+    [
+      'a second misspelt name of a missing required parameter',
+      '?network[]=base&Network=arbitrum',
+      [
+        ['Network', 'parameter names are case-sensitive: did you mean network?'],
+        ['network', 'is required (network[] was given: array-style names with brackets are not read)'],
+      ],
+    ],
+  ])('names %s in the same 400, the misspelt one first', async (_, query, expected) => {
+    const res = await appWithProbe().request(`/api/probe${query}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+    const body = (await res.json()) as { detail: string; invalidParams: { name: string; reason: string }[] };
+    expect(body.invalidParams.map((p) => [p.name, p.reason])).toEqual(
+      expected.map(([name, reason]) => [name, expect.stringContaining(reason as string)]),
+    );
+    for (const [name] of expected) expect(body.detail).toContain(`${name} `);
+  });
+
   it('ignores a query parameter the endpoint does not know, such as a cache buster', async () => {
     const res = await appWithProbe().request(
       '/api/probe?network=arbitrum&_=1732700000&Range2=x&ranges[]=x&_[0]=1',

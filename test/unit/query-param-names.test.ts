@@ -53,4 +53,31 @@ describe('query parameter names', () => {
       '/api/l2-gas-history network',
     ]);
   });
+
+  it('names a misspelt name of a valid parameter beside a bad value of another one', async () => {
+    const app = createApp(
+      createTestDeps({}, { fetch: () => Promise.reject(new Error('no network in this test')) }),
+    );
+    const res = await app.request('/api/l2-gas-history?network=base&hours=5&NETWORK=arbitrum');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('Content-Type')).toBe('application/problem+json');
+    const body = (await res.json()) as { detail: string; invalidParams: unknown[] };
+    expect(body.invalidParams).toEqual([
+      {
+        name: 'NETWORK',
+        reason:
+          'is not a parameter of this endpoint; parameter names are case-sensitive: did you mean network?',
+        allowed: ['arbitrum', 'optimism', 'base', 'polygon'],
+      },
+      {
+        name: 'hours',
+        reason: '"5" is not an allowed value (values are case-sensitive)',
+        allowed: ['1', '6', '24', '168'],
+      },
+    ]);
+    expect(body.detail).toBe(
+      'NETWORK is not a parameter of this endpoint; parameter names are case-sensitive: did you mean network? ' +
+        'hours "5" is not an allowed value (values are case-sensitive); allowed: 1, 6, 24, 168',
+    );
+  });
 });
