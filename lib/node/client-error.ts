@@ -29,7 +29,8 @@ const CLIENT_ERRORS: Readonly<
     detail: 'The request body carries more chunk extensions than this server reads.',
   },
   // A method Node's parser does not know (FOO), or a known one in lower case (get): RFC 9110 15.6.2
-  // makes an unrecognised method a 501, not a 400.
+  // makes an unrecognised method a 501, not a 400. (Node reports bytes that are no method at all
+  // under the same code; see sentMethodToken.)
   HPE_INVALID_METHOD: {
     status: 501,
     reason: 'Not Implemented',
@@ -44,8 +45,9 @@ const CLIENT_ERRORS: Readonly<
  * know) the way the app answers its own errors: a problem+json with CORS and the informational
  * headers, where Node alone would send a bare status line; then closes the connection, which the
  * parser cannot read on from. The 501 for an unknown method names `methods`, all the server
- * implements. A connection whose response to an earlier request is already under way is closed
- * without a word, as Node does: an answer now would land inside that response.
+ * implements; bytes with no method token where the method goes (a TLS handshake) get a 400. A
+ * connection whose response to an earlier request is already under way is closed without a word,
+ * as Node does: an answer now would land inside that response.
  */
 export function answerClientError(
   error: Error & { code?: string },
@@ -58,15 +60,41 @@ export function answerClientError(
     socket.destroy();
     return;
   }
-  const known = error.code === undefined ? undefined : CLIENT_ERRORS[error.code];
+  const notHttp = error.code === 'HPE_INVALID_METHOD' && !sentMethodToken(error);
+  const known = error.code === undefined || notHttp ? undefined : CLIENT_ERRORS[error.code];
   const { status, reason, title, detail } = known ?? {
     status: 400 as const,
     reason: 'Bad Request',
     title: 'Bad request',
-    detail: 'The request could not be read as HTTP/1.1.',
+    detail: notHttp
+      ? 'The request could not be read as HTTP/1.1: it does not begin with a method name (a TLS handshake, https:// sent to this plain-HTTP port, looks like this).'
+      : 'The request could not be read as HTTP/1.1.',
   };
   const offered = status === 501 && methods.length > 0 ? ` It implements ${methods.join(', ')}.` : '';
   endWithProblem(socket, reason, new HttpProblem(status, title, detail + offered));
+}
+
+/** A tchar of RFC 9110 5.6.2; a method is a token, 1*tchar. */
+const TCHAR = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]";
+const TOKEN_BEFORE = new RegExp(`${TCHAR}*$`);
+const TOKEN_FROM = new RegExp(`^${TCHAR}*`);
+
+/**
+ * Whether a request Node refused as HPE_INVALID_METHOD has a method token (1*tchar, then a space)
+ * where its method goes: a method this server does not know (501), or else bytes that are no HTTP
+ * request at all, such as a TLS ClientHello (0x16 0x03 ...) or line noise (400). Node's error
+ * carries the bytes it was reading and the offset it stopped at, inside the method; without them,
+ * a method is assumed.
+ */
+function sentMethodToken(error: Error & { rawPacket?: Buffer; bytesParsed?: number }): boolean {
+  const { rawPacket, bytesParsed } = error;
+  if (rawPacket === undefined || bytesParsed === undefined) return true;
+  const text = rawPacket.toString('latin1');
+  const before = TOKEN_BEFORE.exec(text.slice(0, bytesParsed))?.[0] ?? '';
+  const from = TOKEN_FROM.exec(text.slice(bytesParsed))?.[0] ?? '';
+  const next = text[bytesParsed + from.length];
+  // A packet that ends inside the token is given the benefit of the doubt.
+  return before.length + from.length > 0 && (next === ' ' || next === undefined);
 }
 
 /**

@@ -67,7 +67,7 @@ describe('Node host over HTTP', () => {
   });
 
   /** Sends `request` as it is and reads the answer to the end: a problem with the app's headers. */
-  async function rawProblem(request: string, status: number) {
+  async function rawProblem(request: string | Buffer, status: number) {
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(host.port, '127.0.0.1', () => socket.write(request));
       let data = '';
@@ -106,6 +106,7 @@ describe('Node host over HTTP', () => {
 
   it.each([
     ['an unknown method', 'FOO /api/gas HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['an unknown method on /', 'FOO / HTTP/1.1\r\nHost: a\r\n\r\n'],
     ['a method in lower case', 'get /api/gas HTTP/1.1\r\nHost: a\r\n\r\n'],
   ])(
     'answers %s, which Node refuses before the app, with a 501 naming the methods it implements',
@@ -117,6 +118,27 @@ describe('Node host over HTTP', () => {
         status: 501,
         title: 'Method not implemented',
         detail: expect.stringContaining('It implements GET, HEAD, POST, OPTIONS.'),
+      });
+    },
+  );
+
+  it.each([
+    // A ClientHello's first bytes: handshake record (0x16), TLS 1.0 record version, length, type 1 (ClientHello), TLS 1.2.
+    [
+      'a TLS ClientHello (https:// sent to the plain-HTTP port)',
+      Buffer.concat([Buffer.from('1603010200010001fc0303', 'hex'), Buffer.alloc(32, 0xab)]),
+    ],
+    ['binary noise', Buffer.from('8f00d2417e20ff0d0a0d0a', 'hex')],
+    ['a method name broken by a control byte', Buffer.from('PO\x01ST / HTTP/1.1\r\nHost: a\r\n\r\n')],
+  ])(
+    'answers %s, with no method token where the method goes, with a 400, not the 501 of an unknown method',
+    async (_, request) => {
+      const { head, body } = await rawProblem(request, 400);
+      expect(head.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      expect(JSON.parse(body)).toMatchObject({
+        status: 400,
+        title: 'Bad request',
+        detail: expect.stringContaining('it does not begin with a method name'),
       });
     },
   );

@@ -45,6 +45,22 @@ describe("answerClientError (requests Node's parser refuses)", () => {
     expect(body.detail).toContain('It implements GET, HEAD, POST, OPTIONS.');
   });
 
+  it.each([
+    // Offsets as Node reports them: where its parser stopped, inside the method.
+    ['FOO / HTTP/1.1\r\n\r\n', 1, 501],
+    ['GE / HTTP/1.1\r\n\r\n', 2, 501],
+    ['GET / HTTP/1.1\r\nHost: a\r\n\r\nFOO / HTTP/1.1\r\n\r\n', 28, 501],
+    ['\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03', 0, 400],
+    [' / HTTP/1.1\r\n\r\n', 0, 400],
+    ['\r\nPOS\x01T / HTTP/1.1\r\n\r\n', 5, 400],
+    ['GET / HTTP/1.1\r\nHost: a\r\n\r\nG{T / HTTP/1.1\r\n\r\n', 28, 400],
+  ])('answers HPE_INVALID_METHOD on %j with %i: 501 only for a method token', (raw, bytesParsed, status) => {
+    const { s, written } = socket();
+    const rawPacket = Buffer.from(raw, 'latin1');
+    answerClientError(Object.assign(refusal('HPE_INVALID_METHOD'), { rawPacket, bytesParsed }), s);
+    expect(written.join('').split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+  });
+
   it('closes without a word a connection whose earlier response is under way (an answer would land inside it)', () => {
     const { s, written } = socket(true);
     answerClientError(refusal('HPE_INVALID_METHOD'), s);
