@@ -54,12 +54,12 @@ const NUMERIC = /^-?\d+(\.\d+)?$/;
 const WEI = /^(\d+)(?:\.(\d+))?$/;
 // An ISO 8601 date, or date-time: `T` or one space, a one- or two-digit hour, minutes, optional
 // seconds and fraction, and an optional zone, with or without a space before it: `Z`, `UTC` or `GMT`,
-// or an offset ±hh, ±hhmm, ±hh:mm (after `UTC` or `GMT`, or before an abbreviation that it makes
-// redundant, as Go's `+0000 UTC`). It is built field by field with Date.UTC: Date.parse reads a form
-// it does not know as ISO (a one-digit hour, two spaces, "03:04:05 PM") in the machine's zone, and
-// the data sets here are all UTC.
+// or an offset ±hh, ±hhmm, ±hh:mm (after `UTC` or `GMT`, or before an abbreviation that agrees with
+// it, as Go's `+0000 UTC`; see abbreviationProblem). It is built field by field with Date.UTC:
+// Date.parse reads a form it does not know as ISO (a one-digit hour, two spaces, "03:04:05 PM") in
+// the machine's zone, and the data sets here are all UTC.
 const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?: ?(Z|UTC|GMT)| ?(?:UTC|GMT)?([+-]\d{2}(?::?\d{2})?)(?: [A-Z]{2,5})?)?)?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?: ?(Z|UTC|GMT)| ?(?:UTC|GMT)?([+-]\d{2}(?::?\d{2})?)(?: ([A-Z]{2,5}|[+-]\d{2}(?:\d{2})?))?)?)?$/i;
 
 /** The forms a time cell may take, for the error that refuses one. */
 const TIME_FORMS =
@@ -71,10 +71,16 @@ const TIME_FORMS =
  * Anything else (another zone name, AM/PM, a date that does not exist) is undefined, never guessed.
  */
 export function parseTimeCell(cell: string): number | undefined {
+  const time = readTimeCell(cell);
+  return typeof time === 'number' ? time : undefined;
+}
+
+/** Reads a time cell as parseTimeCell does; a cell it refuses gives why, and the forms allowed. */
+function readTimeCell(cell: string): number | string {
   if (NUMERIC.test(cell)) return Number(cell) * 1000;
   const match = DATE_TIME.exec(cell);
-  if (!match) return undefined;
-  const [, year, month, day, hour, minute, second, fraction = '', , zone = 'Z'] = match;
+  if (!match) return TIME_FORMS;
+  const [, year, month, day, hour, minute, second, fraction = '', , zone = 'Z', abbreviation] = match;
   const [y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0] = [year, month, day, hour, minute, second].map(
     (field) => Number(field ?? 0),
   );
@@ -91,7 +97,9 @@ export function parseTimeCell(cell: string): number | undefined {
     at.getUTCMinutes() === mi &&
     at.getUTCSeconds() === sec;
   const offset = zoneOffsetMs(zone);
-  if (!exists || offset === undefined) return undefined;
+  if (!exists || offset === undefined) return TIME_FORMS;
+  const problem = abbreviation === undefined ? undefined : abbreviationProblem(abbreviation, zone, offset);
+  if (problem) return problem;
   return at.getTime() + (endOfDay ? 86_400_000 : 0) - offset;
 }
 
@@ -102,6 +110,22 @@ function zoneOffsetMs(zone: string): number | undefined {
   const minutes = zone.length > 3 ? Number(zone.slice(-2)) : 0;
   if (hours > 23 || minutes > 59) return undefined;
   return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes) * 60_000;
+}
+
+/**
+ * Why a zone abbreviation after an offset is refused, or undefined when it agrees: `UTC` or `GMT`
+ * with a zero offset (Go's `+0000 UTC`), or the offset written again (Go's `-0300 -03` for a zone
+ * without a name). Any other would leave the offset to decide in silence what the writer may have
+ * meant otherwise (`-0500 UTC`), and a name such as EST or IST stands for several offsets.
+ */
+function abbreviationProblem(abbreviation: string, offset: string, offsetMs: number): string | undefined {
+  const named = /^(UTC|GMT)$/i.test(abbreviation);
+  if (named ? offsetMs === 0 : zoneOffsetMs(abbreviation) === offsetMs) return undefined;
+  const fault =
+    named || /^[+-]/.test(abbreviation)
+      ? `its zone abbreviation ${abbreviation} contradicts its offset ${offset}`
+      : `its zone abbreviation ${abbreviation} after the offset ${offset} is not one this reader knows`;
+  return `${fault}; after an offset only UTC or GMT (with a zero offset) or the same offset (as Go writes -0300 -03) may follow, or write the offset alone`;
 }
 
 /** Finds a column by header name, or by position when no name is given. */
@@ -143,10 +167,10 @@ export function parseCsvSeries(text: string, options: CsvSeriesOptions = {}): Se
     const cells = splitCsvLine(line);
     const timeCell = cells[timeIndex] ?? '';
     const valueCell = cells[valueIndex] ?? '';
-    const time = parseTimeCell(timeCell);
-    if (time === undefined) {
+    const time = readTimeCell(timeCell);
+    if (typeof time === 'string') {
       throw new CsvError(
-        `line ${i + 1}: time column "${timeName}" holds "${timeCell}", not a time (${TIME_FORMS})`,
+        `line ${i + 1}: time column "${timeName}" holds "${timeCell}", not a time (${time})`,
       );
     }
     if (options.valueInWei) {

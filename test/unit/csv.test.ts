@@ -48,7 +48,7 @@ describe('parseCsvSeries', () => {
       expect(parseTimeCell('2024-01-02 03:04:05 UTC')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
       expect(parseTimeCell('2024-01-02T03:04:05-0530')).toBe(Date.UTC(2024, 0, 2, 8, 34, 5));
       expect(parseTimeCell('2024-01-02 03:04:05+00')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
-      // With a space before the zone, in either case, and Go's "+0000 UTC" (the offset decides).
+      // With a space before the zone, in either case, and Go's "+0000 UTC" (offset and name agree).
       expect(parseTimeCell('2024-01-02T03:04:05 +02:00')).toBe(Date.UTC(2024, 0, 2, 1, 4, 5));
       expect(parseTimeCell('2024-01-02 03:04:05 -0500')).toBe(Date.UTC(2024, 0, 2, 8, 4, 5));
       expect(parseTimeCell('2024-01-02 03:04:05.123456789 +0000 UTC')).toBe(
@@ -78,6 +78,37 @@ describe('parseCsvSeries', () => {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
     }
+  });
+
+  it('takes a zone abbreviation after an offset only where the two agree, as Go writes them', () => {
+    // The offset used to decide in silence.
+    for (const cell of [
+      '2024-01-02 03:04:05 -0500 UTC',
+      '2024-01-02 03:04:05 +0100 GMT',
+      '2024-01-02 03:04:05 +0000 XYZ',
+      '2024-01-02 03:04:05 -0500 EST',
+    ]) {
+      expect(parseTimeCell(cell), cell).toBeUndefined();
+    }
+    expect(parseTimeCell('2024-01-02 03:04:05 +0000 UTC')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05 +0000 GMT')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+    // Go's name for a zone that has none is its offset: "-03", "+0530" (newly read).
+    expect(parseTimeCell('2024-01-02 03:04:05 -0300 -03')).toBe(Date.UTC(2024, 0, 2, 6, 4, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05 +0530 +0530')).toBe(Date.UTC(2024, 0, 1, 21, 34, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05 +0530 +0500')).toBeUndefined();
+  });
+
+  it('says which abbreviation a time cell has against its offset, and what may follow an offset', () => {
+    expect(() =>
+      parseCsvSeries('t,v\n2024-01-02 03:04:05 +0000 UTC,1\n2024-01-02 03:04:05 -0500 UTC,2\n'),
+    ).toThrow(
+      'line 3: time column "t" holds "2024-01-02 03:04:05 -0500 UTC", not a time (its zone abbreviation UTC ' +
+        'contradicts its offset -0500; after an offset only UTC or GMT (with a zero offset) or the same offset ' +
+        '(as Go writes -0300 -03) may follow, or write the offset alone)',
+    );
+    expect(() => parseCsvSeries('t,v\n2024-01-02 03:04:05 +0000 XYZ,1\n')).toThrow(
+      /^line 2: time column "t" holds "2024-01-02 03:04:05 \+0000 XYZ", not a time \(its zone abbreviation XYZ after the offset \+0000 is not one this reader knows; after an offset only UTC or GMT/,
+    );
   });
 
   it('names the missing column and lists the ones that exist', () => {
