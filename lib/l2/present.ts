@@ -49,8 +49,11 @@ export interface PresentedNetwork {
 
 /**
  * The oldest reading a fee pair is suggested from: the live cadence (SPEC 4.3, 60 s). A max fee
- * doubles the base fee as read; 5 minutes are 150 blocks of 2 s, in which OP Stack's base fee can rise
- * 19-fold and Polygon's 10-fold.
+ * doubles the base fee as read, and 5 minutes outrun that on both chains with a market tip: on OP
+ * Stack they are 150 blocks of 2 s, at most 2 % a block, so about 19-fold; on Polygon, whose blocks
+ * are 1 s since Madhugiri (block 80,084,800), 300 blocks at Bor's default of at most about 0.84 % a
+ * block (change denominator 64 since Bhilai, gas target 65 % since Dandeli), so about 12-fold, and
+ * since Lisovo producers may set the denominator, consensus only bounding a change to 5 % a block.
  */
 const PAIR_MAX_AGE_MS = 60_000;
 

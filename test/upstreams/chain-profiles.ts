@@ -124,7 +124,8 @@ function flatFees(baseFee: bigint, gasUsedRatio: number, tips: bigint[]): (n: nu
  * - Base: minimum base fee 0.005 gwei after the Jovian upgrade (Base docs, "Network Fees") plus the same
  *   0.001 gwei suggested tip. Anchor: genesis at 1686789347, exact 2 s blocks.
  * - Polygon PoS: a 25 gwei floor (minimum priority fee per the Polygon gas-station docs; PIP-59 moves it
- *   into the base fee), so eth_gasPrice is about 30 gwei. Anchor approximate, 2 s blocks.
+ *   into the base fee), so eth_gasPrice is about 30 gwei. Anchor approximate, 2 s blocks: the chain's
+ *   until Madhugiri (block 80084800), 1 s since; the service's freshness limits hold for both.
  * GasPriceOracle scalars: the values OP Mainnet and Base set in SystemConfig after Ecotone (2024,
  * approximate); the L1 base fee the oracle holds is ~0.9 gwei, the last Etherscan daily average gas price
  * in shared/data (2025-11-22); the blob base fee is at its 1-wei floor.
