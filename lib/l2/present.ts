@@ -20,6 +20,8 @@ export interface NetworkFacts {
   suggestedTipWei: bigint | null;
   /** Arbitrum: L1 component of the representative transfer in gas units; null elsewhere or unknown. */
   l1GasUnits: bigint | null;
+  /** Arbitrum: the L2 base fee the NodeInterface computed those units with; null elsewhere or unknown. */
+  l1GasBaseFeeWei: bigint | null;
   /**
    * When `l1FeeWei` was read, if before the gas price: the oracle did not answer at the last read and
    * its last good answer (at most 5 minutes old) stands in. Null or absent when read with the gas price.
@@ -45,6 +47,8 @@ export interface PresentedNetwork {
   l1FeeWei: bigint | null;
   /** When the served L1 fee was read, if before the gas price (see NetworkFacts); else null. */
   l1FeeReadAt: number | null;
+  /** Arbitrum: the L1 component in wei, its units at the base fee they were computed with; else null. */
+  l1ComponentWei: bigint | null;
 }
 
 /**
@@ -151,6 +155,12 @@ export function presentNetwork(
     gasPriceWei: facts.gasPriceWei,
     l1FeeWei: facts.l1FeeWei,
     l1FeeReadAt,
+    // The units at the base fee Nitro divided the padded posting cost by (and charges gas at), not at
+    // eth_gasPrice: so about that padded cost, an estimate some 10 % above the posting cost itself.
+    l1ComponentWei:
+      network.hasL1GasUnits && facts.l1GasUnits !== null && facts.l1GasBaseFeeWei !== null
+        ? facts.l1GasUnits * facts.l1GasBaseFeeWei
+        : null,
     readAt: facts.readAt,
     l1FeeMissing,
   };

@@ -94,8 +94,10 @@ export const L2NetworkReadingSchema = z
       .openapi({
         description:
           'Arbitrum only: extra gas units its L1 component adds to the representative ETH transfer, from ' +
-          'NodeInterface.gasEstimateL1Component at 0x00000000000000000000000000000000000000C8; a wallet pays ' +
-          '(21,000 + this) x the gas price. Null elsewhere and when the call failed.',
+          'NodeInterface.gasEstimateL1Component at 0x00000000000000000000000000000000000000C8: the L1 posting ' +
+          'cost, padded 10 % for estimates, divided by the L2 base fee, at which Nitro charges every unit; so a ' +
+          'wallet pays about (21,000 + this) x baseFee, an estimate including that padding. Null elsewhere and ' +
+          'when the call failed.',
         example: 9_412,
       }),
   })

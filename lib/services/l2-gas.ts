@@ -35,6 +35,8 @@ export interface L2NetworkSnapshot {
   l1FeeWei: bigint | null;
   /** When `l1FeeWei` was read, if before the gas price (the oracle's last good answer); else null. */
   l1FeeReadAt: number | null;
+  /** Arbitrum: its L1 component of the representative transfer in wei (units x their base fee); else null. */
+  l1ComponentWei: bigint | null;
   /**
    * True when the USD figures come from a last good (`stale-*`, up to 5 minutes old) price of the
    * network's native token (or of ETH, for an L1 fee) rather than a live or cached one.
@@ -69,6 +71,8 @@ const StoredReadingSchema = z
     baseFeeWei: wei.nullable().default(null),
     suggestedTipWei: wei.nullable().default(null),
     l1GasUnits: wei.nullable().default(null),
+    // Readings stored before the NodeInterface's base fee was kept lack it: their L1 component reads as unpriced.
+    l1GasBaseFeeWei: wei.nullable().default(null),
     // When `l1FeeWei` was read, if before this reading: the oracle failed and the last good L1 fee was kept.
     l1FeeReadAt: z.number().int().positive().nullable().default(null),
   })
@@ -217,6 +221,7 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
           baseFeeWei: fromWei(live.baseFeeWei),
           suggestedTipWei: fromWei(live.suggestedTipWei),
           l1GasUnits: fromWei(live.l1GasUnits),
+          l1GasBaseFeeWei: fromWei(live.l1GasBaseFeeWei),
           l1FeeReadAt: earlier ? earlier.readAt : null,
         };
         return { value, readAt: live.readAt };
@@ -259,6 +264,7 @@ async function readFacts(
       baseFeeWei: null,
       suggestedTipWei: null,
       l1GasUnits: null,
+      l1GasBaseFeeWei: null,
       l1FeeReadAt: null,
     };
   }
@@ -275,6 +281,7 @@ async function readFacts(
     baseFeeWei: toWei(reading.baseFeeWei),
     suggestedTipWei: toWei(reading.suggestedTipWei),
     l1GasUnits: toWei(reading.l1GasUnits),
+    l1GasBaseFeeWei: toWei(reading.l1GasBaseFeeWei),
   };
 }
 
@@ -291,6 +298,7 @@ function toSnapshot(p: PresentedNetwork, priceStale: boolean): L2NetworkSnapshot
     gasPriceWei: p.gasPriceWei,
     l1FeeWei: p.l1FeeWei,
     l1FeeReadAt: p.l1FeeReadAt,
+    l1ComponentWei: p.l1ComponentWei,
     priceStale,
   };
 }

@@ -21,11 +21,25 @@ export class ArbL1GasError extends Error {
 }
 
 /**
- * Reads, through `call` (the provider that also answered the gas price), the gas units Arbitrum adds
- * for the L1 component of the representative ETH transfer: NodeInterface.gasEstimateL1Component(to,
- * false, 0x) at 0x...C8, which Nitro prices from its current L1 price estimate and L2 base fee.
+ * Arbitrum's L1 component of the representative transfer as Nitro estimates it: `gasUnits` is its
+ * padded L1 posting cost (the L1 price estimate plus 10 %, GasEstimationL1PricePadding) divided by
+ * `baseFeeWei`, the L2 base fee it divided by, which is also the price Nitro charges every gas unit at.
  */
-export async function readArbitrumL1GasUnits(call: RpcCall): Promise<bigint> {
+export interface ArbL1Component {
+  gasUnits: bigint;
+  baseFeeWei: bigint;
+}
+
+/**
+ * Reads, through `call` (the provider that also answered the gas price), Arbitrum's L1 component of
+ * the representative ETH transfer: NodeInterface.gasEstimateL1Component(to, false, 0x) at 0x...C8,
+ * keeping both the gas units and the L2 base fee it returns. `isSaneBaseFee` checks the base fee
+ * (the network's sane gas-price range); a zero one could not have priced the units.
+ */
+export async function readArbitrumL1Component(
+  call: RpcCall,
+  isSaneBaseFee: (wei: bigint) => boolean,
+): Promise<ArbL1Component> {
   const data = encodeFunctionData({
     abi: nodeInterfaceAbi,
     functionName: 'gasEstimateL1Component',
@@ -35,11 +49,15 @@ export async function readArbitrumL1GasUnits(call: RpcCall): Promise<bigint> {
   if (typeof result !== 'string' || !isHex(result) || result.length !== 2 + 64 * 3) {
     throw new ArbL1GasError('gasEstimateL1Component answer is not three words');
   }
-  const [units] = decodeFunctionResult({
+  const [gasUnits, baseFeeWei] = decodeFunctionResult({
     abi: nodeInterfaceAbi,
     functionName: 'gasEstimateL1Component',
     data: result,
   });
-  if (units > MAX_SANE_L1_GAS_UNITS) throw new ArbL1GasError('gasEstimateL1Component answer is out of range');
-  return units;
+  if (gasUnits > MAX_SANE_L1_GAS_UNITS)
+    throw new ArbL1GasError('gasEstimateL1Component answer is out of range');
+  if (baseFeeWei === 0n || !isSaneBaseFee(baseFeeWei)) {
+    throw new ArbL1GasError('gasEstimateL1Component base fee is out of range');
+  }
+  return { gasUnits, baseFeeWei };
 }

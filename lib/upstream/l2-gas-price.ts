@@ -3,7 +3,7 @@ import { settleWithin } from '../async';
 import { type AppDeps, getState } from '../deps';
 import { isSaneGasPriceGwei, type L2Network } from '../l2/networks';
 import { weiToGwei } from '../units';
-import { readArbitrumL1GasUnits } from './arb-l1-gas';
+import { type ArbL1Component, readArbitrumL1Component } from './arb-l1-gas';
 import { readL1FeeWei } from './op-l1-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind, RpcPoolError } from './rpc-errors';
 import { createPoolHealth, readyProviders } from './rpc-health';
@@ -41,6 +41,8 @@ export interface L2LiveReading {
   suggestedTipWei: bigint | null;
   /** Arbitrum: gas units of the representative transfer's L1 component; null elsewhere or when it failed. */
   l1GasUnits: bigint | null;
+  /** Arbitrum: the L2 base fee the NodeInterface computed those units with (and Nitro charges them at). */
+  l1GasBaseFeeWei: bigint | null;
   blockNumber: bigint;
   /** Timestamp (Unix seconds) of the provider's latest block. */
   blockTimestamp: number;
@@ -60,7 +62,7 @@ interface Sample {
   head: { number: bigint; timestamp: number };
   baseFeeWei: bigint | null;
   tip: Settled<bigint>;
-  l1Gas: Settled<bigint>;
+  l1Gas: Settled<ArbL1Component>;
 }
 
 /**
@@ -115,7 +117,8 @@ export async function readL2Network(
     readAt: deps.now(),
     baseFeeWei,
     suggestedTipWei: tip && 'value' in tip ? tip.value : null,
-    l1GasUnits: l1Gas && 'value' in l1Gas ? l1Gas.value : null,
+    l1GasUnits: l1Gas && 'value' in l1Gas ? l1Gas.value.gasUnits : null,
+    l1GasBaseFeeWei: l1Gas && 'value' in l1Gas ? l1Gas.value.baseFeeWei : null,
   };
   if (!l1 || 'value' in l1) return reading;
 
@@ -163,7 +166,8 @@ async function readSample(
   const l1 = network.hasL1DataFee ? settle(readL1FeeWei(contract, network.chainId)) : null;
   const tip =
     network.priorityFee === 'market' ? settle(readQuantity(call, 'eth_maxPriorityFeePerGas')) : null;
-  const l1Gas = network.hasL1GasUnits ? settle(readArbitrumL1GasUnits(contract)) : null;
+  const isSaneBaseFee = (wei: bigint) => isSaneGasPriceGwei(network, weiToGwei(wei));
+  const l1Gas = network.hasL1GasUnits ? settle(readArbitrumL1Component(contract, isSaneBaseFee)) : null;
   const [gasPriceWei, block] = await Promise.all([
     getGasPrice(client),
     getBlock(client, { blockTag: 'latest' }),

@@ -164,6 +164,7 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
         baseFeeWei: reading.baseFeeWei,
         suggestedTipWei: reading.suggestedTipWei,
         l1GasUnits: reading.l1GasUnits,
+        l1GasBaseFeeWei: reading.l1GasBaseFeeWei,
       },
       { ETH: ethUsd, POL: null },
       reading.readAt,

@@ -146,16 +146,23 @@ describe('MCP estimate_transaction_cost', () => {
     expect(data.notes.join(' ')).toContain('tier "high" applies to mainnet only');
   });
 
-  it("adds Arbitrum's L1 component (NodeInterface gas units at the gas price) to a complete total", async () => {
+  it("adds Arbitrum's L1 component (NodeInterface gas units at the base fee it returned) to a complete total", async () => {
     setKnownState();
-    for (const sim of up.l2.arbitrum) sim.setL1GasEstimate(9_000n);
+    // The NodeInterface answers the chain's base fee, 0.0097 gwei, beside units it divided the padded
+    // L1 cost by it; the provider's eth_gasPrice is 0.0103 gwei, which prices execution only.
+    for (const sim of up.l2.arbitrum) {
+      sim.setBaseFees([parseGwei('0.0097')]);
+      sim.setL1GasEstimate(9_000n);
+    }
     const { client } = await connect();
     const { data, text } = await estimate(client, { network: 'arbitrum', gasLimit: 500_000 });
-    expect(data.execution.gwei).toBe(5_150);
+    expect(data.execution.gwei).toBe(5_150); // 500,000 x 0.0103 gwei
     expect(data.l1GasUnits).toBe(9_000);
-    expect(data.l1DataFee?.gwei).toBe(92.7); // 9,000 x 0.0103 gwei
-    expect(data.total?.gwei).toBe(5_242.7);
+    expect(data.l1DataFee?.wei).toBe(String(9_000n * parseGwei('0.0097'))); // 87.3 gwei, not 9,000 x 0.0103
+    expect(data.l1DataFee?.gwei).toBe(87.3);
+    expect(data.total?.wei).toBe(String(500_000n * parseGwei('0.0103') + 9_000n * parseGwei('0.0097')));
     expect(data.feeCompleteness).toBe('full_estimate');
+    expect(data.notes.join(' ')).toContain('at the L2 base fee it returned with them');
     // The L1 units come on top of gasLimit: an eth_estimateGas answer (which holds them) must not be passed as is.
     expect(data.notes.join(' ')).toContain('its answer given as gasLimit counts them twice');
     expect(data).toMatchObject({ maxPriorityFeePerGas: 0, expectedWaitSeconds: null, blobs: 0 });

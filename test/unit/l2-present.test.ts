@@ -8,7 +8,7 @@ import { type L2GasResult, selectL2SnapshotRows } from '../../lib/services/l2-ga
 const NOW = Date.UTC(2026, 10, 22, 5, 0, 0);
 const PRICES = { ETH: 3000, POL: 0.25 };
 /** No fee-suggestion inputs: the wallet fields are not what these tests look at. */
-const NO_SUGGESTION = { baseFeeWei: null, suggestedTipWei: null, l1GasUnits: null };
+const NO_SUGGESTION = { baseFeeWei: null, suggestedTipWei: null, l1GasUnits: null, l1GasBaseFeeWei: null };
 const live = (gasPriceWei: bigint, l1FeeWei: bigint | null = null) => ({
   status: 'live' as const,
   gasPriceWei,
@@ -159,6 +159,7 @@ describe('selectL2SnapshotRows', () => {
       gasPriceWei: status === 'unavailable' ? null : 10_000_000n,
       l1FeeWei: null,
       l1FeeReadAt: null,
+      l1ComponentWei: null,
       priceStale,
     });
     const result: L2GasResult = {

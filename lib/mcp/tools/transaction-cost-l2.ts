@@ -11,8 +11,8 @@ import { describeCost, l2Notes } from './transaction-cost-text';
  * Prices a transaction on an L2 at its gas price, or at what the suggested fee pair pays (base fee +
  * tip) when that is higher (Polygon's nodes refuse a tip under 25 gwei whatever a provider's gas price
  * says): OP Stack adds the L1 data fee of the representative transfer, Arbitrum its L1 component (the
- * NodeInterface's gas units at the same price), so both totals are complete; the fee pair is the
- * chain's own suggestion.
+ * NodeInterface's gas units at the base fee it computed them with), so both totals are complete; the
+ * fee pair is the chain's own suggestion.
  */
 export async function estimateL2(
   deps: AppDeps,
@@ -52,7 +52,7 @@ export async function estimateL2(
   const l1DataFee = network.hasL1DataFee
     ? { wei: snapshot.l1FeeWei }
     : network.hasL1GasUnits
-      ? { wei: l1GasUnits === null ? null : BigInt(l1GasUnits) * priceWei }
+      ? { wei: snapshot.l1ComponentWei }
       : ('none' as const);
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
@@ -64,9 +64,7 @@ export async function estimateL2(
   const dataTime = Math.min(snapshot.fetchedAt, snapshot.l1FeeReadAt ?? snapshot.fetchedAt);
   const updatedAt = new Date(dataTime).toISOString();
   const readAt = new Date(snapshot.fetchedAt).toISOString();
-  const complete = network.hasL1DataFee
-    ? cost.l1DataFee !== null
-    : !network.hasL1GasUnits || l1GasUnits !== null;
+  const complete = !(network.hasL1DataFee || network.hasL1GasUnits) || cost.l1DataFee !== null;
   const data = {
     network: network.id,
     networkName: network.name,

@@ -94,7 +94,9 @@ export function l2Notes(input: L2NoteInput): string[] {
     notes.push(
       cost.l1DataFee
         ? `l1DataFee is Arbitrum's L1 component: ${reading.estimatedL1GasUnits} extra gas units for a representative ` +
-            'ETH transfer (NodeInterface.gasEstimateL1Component) at the gas price. It grows with calldata size: a ' +
+            'ETH transfer (NodeInterface.gasEstimateL1Component) at the L2 base fee it returned with them, the fee ' +
+            'Nitro divided the L1 posting cost by and charges gas at; Nitro pads that cost by 10 % for estimates, so ' +
+            'this is an estimate about that much above it. It grows with calldata size: a ' +
             'contract call with more calldata pays more than shown. gasLimit is taken as execution gas alone: ' +
             "Arbitrum's eth_estimateGas already includes the L1 units, so its answer given as gasLimit counts them twice."
         : 'Arbitrum charges its L1 data cost as extra gas units that depend on the transaction size and the L1 ' +

@@ -41,7 +41,8 @@ export const transactionCostOutput = {
   execution: FeeAmountSchema.describe('gasLimit x gasPriceGwei: the most the execution costs at this price.'),
   l1DataFee: FeeAmountSchema.nullable().describe(
     'Optimism, Base: L1 data fee of a representative ETH transfer, paid in ETH. Arbitrum: its L1 component, ' +
-      'l1GasUnits x gas price. Null elsewhere or when it could not be read or priced.',
+      'l1GasUnits x the L2 base fee the NodeInterface returned with them (the fee Nitro charges gas at; an ' +
+      "estimate including Nitro's 10 % padding of the L1 cost). Null elsewhere or when it could not be read or priced.",
   ),
   l1GasUnits: z
     .number()
