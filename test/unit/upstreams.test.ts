@@ -181,6 +181,35 @@ describe('JSON-RPC simulators: default answers', () => {
     expect(await arb.call({ to: GAS_PRICE_ORACLE, data: '0x519b4bd3' })).toEqual({ data: undefined });
   });
 
+  it("answers getOperatorFee and L1Block's operator fee parameters per fork, ABI-encoded", async () => {
+    const abi = parseAbi([
+      'function getOperatorFee(uint256 _gasUsed) view returns (uint256)',
+      'function operatorFeeScalar() view returns (uint32)',
+      'function operatorFeeConstant() view returns (uint64)',
+    ]);
+    const L1_BLOCK = '0x4200000000000000000000000000000000000015';
+    const sim = up.l2.base[0]!;
+    const c = client(sim.url);
+    const fee = (gas: bigint) =>
+      c.readContract({ address: GAS_PRICE_ORACLE, abi, functionName: 'getOperatorFee', args: [gas] });
+    // By default no operator fee is set: 0 at any gas.
+    expect(await fee(21_000n)).toBe(0n);
+    sim.setOperatorFee({ fork: 'jovian', scalar: 7, constant: 1_000n });
+    expect(await fee(21_000n)).toBe(21_000n * 7n * 100n + 1_000n);
+    expect(await c.readContract({ address: L1_BLOCK, abi, functionName: 'operatorFeeScalar' })).toBe(7);
+    expect(await c.readContract({ address: L1_BLOCK, abi, functionName: 'operatorFeeConstant' })).toBe(
+      1_000n,
+    );
+    sim.setOperatorFee({ fork: 'isthmus', scalar: 1_234_567, constant: 5n });
+    expect(await fee(100_001n)).toBe((100_001n * 1_234_567n) / 1_000_000n + 5n);
+    // Before Isthmus the oracle has no getOperatorFee and L1Block no parameters: both revert.
+    sim.setOperatorFee({ fork: 'pre-isthmus', scalar: 0, constant: 0n });
+    await expect(fee(21_000n)).rejects.toThrow(/reverted/);
+    await expect(
+      c.readContract({ address: L1_BLOCK, abi, functionName: 'operatorFeeScalar' }),
+    ).rejects.toThrow(/reverted/);
+  });
+
   it('serves realistic L2 gas prices', async () => {
     const gwei = async (name: (typeof L2_NAMES)[number]) =>
       Number(formatGwei(await client(up.l2[name][1]!.url).getGasPrice()));

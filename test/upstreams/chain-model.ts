@@ -3,6 +3,7 @@ import {
   type ChainProfile,
   cycleIndex,
   impliedGasUsedRatio,
+  type OperatorFeeState,
   type TipSample,
 } from './chain-profiles';
 
@@ -37,6 +38,8 @@ export interface ChainOverrides {
   maxPriorityFee?: bigint;
   l1BaseFee?: bigint;
   l1Fee?: bigint;
+  /** OP Stack only: the operator fee fork and parameters (getOperatorFee and L1Block answer from them). */
+  operatorFee?: OperatorFeeState;
   /**
    * `full` (default): blob fields in eth_feeHistory and headers, eth_blobBaseFee answered;
    * `no-method`: eth_blobBaseFee unknown, the rest as full; `null-answer` / `empty-answer`: it answers

@@ -14,12 +14,24 @@ export interface BlockFees {
   excessBlobGas: bigint;
 }
 
-/** OP Stack GasPriceOracle state (Ecotone/Fjord fields). */
+/**
+ * The OP Stack operator fee as the predeploys hold it: the fork whose formula getOperatorFee applies
+ * (`pre-isthmus`: an oracle without getOperatorFee and an L1Block without the parameters, so both
+ * revert), and the scalar (uint32) and constant (uint64, wei) the operator set in SystemConfig.
+ */
+export interface OperatorFeeState {
+  fork: 'pre-isthmus' | 'isthmus' | 'jovian';
+  scalar: number;
+  constant: bigint;
+}
+
+/** OP Stack GasPriceOracle state (Ecotone/Fjord fields, and the operator fee since Isthmus). */
 export interface OpOracleState {
   l1BaseFee: bigint;
   blobBaseFee: bigint;
   baseFeeScalar: number;
   blobBaseFeeScalar: number;
+  operatorFee: OperatorFeeState;
 }
 
 /** What makes one chain: id, block rhythm and its default fee data, identical for all its providers. */
@@ -128,7 +140,8 @@ function flatFees(baseFee: bigint, gasUsedRatio: number, tips: bigint[]): (n: nu
  *   until Madhugiri (block 80084800), 1 s since; the service's freshness limits hold for both.
  * GasPriceOracle scalars: the values OP Mainnet and Base set in SystemConfig after Ecotone (2024,
  * approximate); the L1 base fee the oracle holds is ~0.9 gwei, the last Etherscan daily average gas price
- * in shared/data (2025-11-22); the blob base fee is at its 1-wei floor.
+ * in shared/data (2025-11-22); the blob base fee is at its 1-wei floor. Operator fee: both chains are past
+ * Jovian, and by default it is 0 (scalar and constant 0, as an operator that sets none); tests set others.
  */
 function createL2Profiles(): ChainProfile[] {
   const opTips = [1_000_000n, 1_000_000n, 1_200_000n, 2_000_000n, 5_000_000n, 50_000_000n];
@@ -159,6 +172,7 @@ function createL2Profiles(): ChainProfile[] {
         blobBaseFee: 1n,
         baseFeeScalar: 5227,
         blobBaseFeeScalar: 1_014_213,
+        operatorFee: { fork: 'jovian', scalar: 0, constant: 0n },
       },
     },
     {
@@ -175,6 +189,7 @@ function createL2Profiles(): ChainProfile[] {
         blobBaseFee: 1n,
         baseFeeScalar: 2269,
         blobBaseFeeScalar: 1_055_762,
+        operatorFee: { fork: 'jovian', scalar: 0, constant: 0n },
       },
     },
     {

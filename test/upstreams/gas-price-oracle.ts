@@ -1,13 +1,16 @@
 import { decodeFunctionData, encodeFunctionResult, type Hex, parseAbi, size } from 'viem';
-import type { OpOracleState } from './chain-profiles';
+import type { OperatorFeeState, OpOracleState } from './chain-profiles';
 
 /** The OP Stack GasPriceOracle predeploy address. */
 export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000f';
+/** The OP Stack L1Block predeploy address, which holds the L1 prices and (since Isthmus) the operator fee. */
+export const L1_BLOCK = '0x4200000000000000000000000000000000000015';
 
 const oracleAbi = parseAbi([
   'function getL1Fee(bytes _data) view returns (uint256)',
   'function getL1GasUsed(bytes _data) view returns (uint256)',
   'function getL1FeeUpperBound(uint256 _unsignedTxSize) view returns (uint256)',
+  'function getOperatorFee(uint256 _gasUsed) view returns (uint256)',
   'function l1BaseFee() view returns (uint256)',
   'function blobBaseFee() view returns (uint256)',
   'function baseFeeScalar() view returns (uint32)',
@@ -15,6 +18,8 @@ const oracleAbi = parseAbi([
   'function decimals() pure returns (uint256)',
   'function isEcotone() view returns (bool)',
   'function isFjord() view returns (bool)',
+  'function isIsthmus() view returns (bool)',
+  'function isJovian() view returns (bool)',
   'function gasPrice() view returns (uint256)',
   'function baseFee() view returns (uint256)',
   'function version() view returns (string)',
@@ -50,6 +55,22 @@ export function computeL1Fee(data: Hex, state: OpOracleState): bigint {
   return computeFjordL1Cost(BigInt(size(data)) + 68n, state);
 }
 
+const l1BlockAbi = parseAbi([
+  'function operatorFeeScalar() view returns (uint32)',
+  'function operatorFeeConstant() view returns (uint64)',
+]);
+
+/**
+ * GasPriceOracle.getOperatorFee(gasUsed) of the fork: Isthmus gas x scalar / 1e6 + constant (integer
+ * division), Jovian gas x scalar x 100 + constant (contracts-bedrock; op-geth rollup_cost.go).
+ */
+export function computeOperatorFee(gasUsed: bigint, fee: OperatorFeeState): bigint {
+  const scalar = BigInt(fee.scalar);
+  return fee.fork === 'jovian'
+    ? gasUsed * scalar * 100n + fee.constant
+    : (gasUsed * scalar) / 1_000_000n + fee.constant;
+}
+
 /** What an eth_call to the oracle returns: ABI-encoded result, or a revert for an unknown selector. */
 export type OracleCallResult = { ok: true; data: Hex } | { ok: false };
 
@@ -74,6 +95,16 @@ export function callGasPriceOracle(
       return encode(l2.l1Fee ?? computeL1Fee(call.args[0], state));
     case 'getL1GasUsed':
       return encode((estimateFjordSize(BigInt(size(call.args[0])) + 68n) * 16n) / 1_000_000n);
+    case 'getOperatorFee':
+      // An oracle from before Isthmus has no such function: the call reverts.
+      if (state.operatorFee.fork === 'pre-isthmus') return { ok: false };
+      return encode(computeOperatorFee(call.args[0], state.operatorFee));
+    case 'isIsthmus':
+      if (state.operatorFee.fork === 'pre-isthmus') return { ok: false };
+      return encode(true);
+    case 'isJovian':
+      if (state.operatorFee.fork !== 'jovian') return { ok: false };
+      return encode(true);
     case 'getL1FeeUpperBound': {
       const txSize = call.args[0] + 68n;
       return encode(computeFjordL1Cost(txSize + txSize / 255n + 16n, state));
@@ -97,5 +128,20 @@ export function callGasPriceOracle(
       return encode(l2.baseFee);
     case 'version':
       return encode('1.3.0');
+  }
+}
+
+/** Answers an eth_call to L1Block's operator fee getters (ABI-encoded), reverting before Isthmus. */
+export function callL1Block(data: Hex, fee: OperatorFeeState): OracleCallResult {
+  if (fee.fork === 'pre-isthmus') return { ok: false };
+  try {
+    const call = decodeFunctionData({ abi: l1BlockAbi, data });
+    const result = call.functionName === 'operatorFeeScalar' ? fee.scalar : fee.constant;
+    return {
+      ok: true,
+      data: encodeFunctionResult({ abi: l1BlockAbi, functionName: call.functionName, result } as never),
+    };
+  } catch {
+    return { ok: false };
   }
 }

@@ -1,6 +1,6 @@
 import { type Hex, keccak256, stringToHex, toHex } from 'viem';
 import type { ChainModel, ChainView } from './chain-model';
-import { callGasPriceOracle, GAS_PRICE_ORACLE } from './gas-price-oracle';
+import { callGasPriceOracle, callL1Block, GAS_PRICE_ORACLE, L1_BLOCK } from './gas-price-oracle';
 import { callNodeInterface, NODE_INTERFACE } from './node-interface';
 
 /** A JSON-RPC error answer. */
@@ -156,11 +156,22 @@ function answerCall(params: unknown[], ctx: CallContext): Hex {
     if (result === null) throw new RpcError(3, 'execution reverted', '0x');
     return result;
   }
+  const to = call.to?.toLowerCase();
   // Any other address is an account without code here: the EVM answers an empty result.
-  if (!oracle || call.to?.toLowerCase() !== GAS_PRICE_ORACLE) return '0x';
+  if (!oracle || (to !== GAS_PRICE_ORACLE && to !== L1_BLOCK)) return '0x';
   const { model, view } = ctx;
+  const operatorFee = model.overrides.operatorFee ?? oracle.operatorFee;
+  if (to === L1_BLOCK) {
+    const answer = callL1Block(data, operatorFee);
+    if (!answer.ok) throw new RpcError(3, 'execution reverted', '0x');
+    return answer.data;
+  }
   const absurd = view.absurd;
-  const state = { ...oracle, l1BaseFee: absurd ?? model.overrides.l1BaseFee ?? oracle.l1BaseFee };
+  const state = {
+    ...oracle,
+    l1BaseFee: absurd ?? model.overrides.l1BaseFee ?? oracle.l1BaseFee,
+    operatorFee,
+  };
   const result = callGasPriceOracle(data, state, {
     gasPrice: model.gasPrice(view),
     baseFee: model.fees(model.headNumber(view), view).baseFee,

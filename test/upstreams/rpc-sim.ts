@@ -1,5 +1,5 @@
 import { type BlobSupport, ChainModel, type ChainView, type FixedFeeHistory } from './chain-model';
-import { type ChainProfile, getChainProfile } from './chain-profiles';
+import { type ChainProfile, getChainProfile, type OperatorFeeState } from './chain-profiles';
 import type { FaultSet } from './faults';
 import { answerRpcCall, RpcError } from './rpc-methods';
 import type { Sim } from './sim';
@@ -29,6 +29,8 @@ export interface RpcSim extends Sim {
   setL1BaseFee(wei: bigint | undefined): void;
   /** OP Stack only: the exact getL1Fee answer. */
   setL1Fee(wei: bigint | undefined): void;
+  /** OP Stack only: the operator fee fork and parameters getOperatorFee and L1Block answer from. */
+  setOperatorFee(fee: OperatorFeeState | undefined): void;
   /** How much of EIP-4844 this node speaks (see ChainOverrides.blobSupport); undefined: all of it. */
   setBlobSupport(mode: BlobSupport | undefined): void;
   /** Arbitrum only: the exact gasEstimateL1Component gas estimate. */
@@ -175,6 +177,7 @@ export async function startRpcSim(
     setMaxPriorityFee: (wei) => set('maxPriorityFee', wei),
     setL1BaseFee: (wei) => set('l1BaseFee', wei),
     setL1Fee: (wei) => set('l1Fee', wei),
+    setOperatorFee: (fee) => set('operatorFee', fee),
     setBlobSupport: (mode) => set('blobSupport', mode),
     setL1GasEstimate: (gas) => set('l1GasEstimate', gas),
   };
