@@ -3,10 +3,11 @@ import { formatEther } from 'viem';
 /** Gas used by a plain ETH (or POL) transfer: the execution figure every network is compared on. */
 export const TRANSFER_GAS = 21_000n;
 
-/** The USD figures of one reading; null where the price or the L1 fee is unknown. */
+/** The USD figures of one reading; null where the price or an oracle fee is unknown or does not apply. */
 export interface L2FeesUsd {
   executionGasCostUsd: number | null;
   l1DataFeeUsd: number | null;
+  operatorFeeUsd: number | null;
   walletFeeUsd: number | null;
 }
 
@@ -25,12 +26,13 @@ function usdDecimals(usd: number): number {
 }
 
 /**
- * Adds two amounts rounded by roundUsd, exactly as served (SPEC 2.10: the OP Stack wallet fee is
- * executionGasCostUsd + estimatedL1DataFeeUsd), without binary floating-point noise.
+ * Adds amounts rounded by roundUsd, exactly as served (SPEC 2.10: the OP Stack wallet fee is
+ * executionGasCostUsd + estimatedL1DataFeeUsd, plus estimatedOperatorFeeUsd since Isthmus), without
+ * binary floating-point noise.
  */
-function addRoundedUsd(a: number, b: number): number {
-  const decimals = Math.max(...[a, b].map((usd) => (usd === 0 ? 0 : usdDecimals(usd))));
-  return Number((a + b).toFixed(decimals));
+function addRoundedUsd(...amounts: number[]): number {
+  const decimals = Math.max(...amounts.map((usd) => (usd === 0 ? 0 : usdDecimals(usd))));
+  return Number(amounts.reduce((sum, usd) => sum + usd, 0).toFixed(decimals));
 }
 
 /** Converts an amount in wei of a token to USD at `usdPerToken`, unrounded. */
@@ -40,29 +42,38 @@ export function weiToUsd(wei: bigint, usdPerToken: number): number {
 
 /**
  * Computes the USD fees of a 21,000-gas transfer: execution at the network's gas price in its native
- * token, plus (OP Stack) the L1 data fee, always paid in ETH. The wallet fee is the sum of the two
- * figures as served where the L1 fee is known, the execution cost where the network has no L1 fee,
- * and null where an L1 fee exists but could not be read (an execution-only figure would understate it).
+ * token, plus (OP Stack) the L1 data fee and the operator fee, always paid in ETH. The wallet fee is
+ * the sum of the figures as served where both OP Stack fees are known, the execution cost where the
+ * network has neither, and null where they exist but one could not be read (a figure without it would
+ * understate what a wallet pays).
  */
 export function computeFeesUsd(input: {
   gasPriceWei: bigint;
   nativeUsd: number | null;
   ethUsd: number | null;
+  /** OP Stack: the network charges an L1 data fee and an operator fee beside execution. */
   hasL1DataFee: boolean;
   l1FeeWei: bigint | null;
+  operatorFeeWei: bigint | null;
 }): L2FeesUsd {
   const execution =
     input.nativeUsd === null ? null : weiToUsd(TRANSFER_GAS * input.gasPriceWei, input.nativeUsd);
-  const l1 =
-    input.hasL1DataFee && input.l1FeeWei !== null && input.ethUsd !== null
-      ? weiToUsd(input.l1FeeWei, input.ethUsd)
+  const inEth = (wei: bigint | null) =>
+    input.hasL1DataFee && wei !== null && input.ethUsd !== null
+      ? roundUsd(weiToUsd(wei, input.ethUsd))
       : null;
   const executionUsd = execution === null ? null : roundUsd(execution);
-  const l1Usd = l1 === null ? null : roundUsd(l1);
+  const l1Usd = inEth(input.l1FeeWei);
+  const operatorUsd = inEth(input.operatorFeeWei);
   let wallet: number | null = null;
   if (executionUsd !== null) {
     if (!input.hasL1DataFee) wallet = executionUsd;
-    else if (l1Usd !== null) wallet = addRoundedUsd(executionUsd, l1Usd);
+    else if (l1Usd !== null && operatorUsd !== null) wallet = addRoundedUsd(executionUsd, l1Usd, operatorUsd);
   }
-  return { executionGasCostUsd: executionUsd, l1DataFeeUsd: l1Usd, walletFeeUsd: wallet };
+  return {
+    executionGasCostUsd: executionUsd,
+    l1DataFeeUsd: l1Usd,
+    operatorFeeUsd: operatorUsd,
+    walletFeeUsd: wallet,
+  };
 }

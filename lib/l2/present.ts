@@ -3,6 +3,7 @@ import { weiToGwei } from '../units';
 import { suggestL2Fees } from './fee-suggestion';
 import { computeFeesUsd } from './fees';
 import type { FeeCompleteness, L2Network } from './networks';
+import type { OperatorFeeReading } from './operator-fee';
 
 /** Where a network's numbers came from: a live read, the last good reading, or nowhere. */
 export type ReadingStatus = 'live' | 'last-good' | 'unavailable';
@@ -12,6 +13,8 @@ export interface NetworkFacts {
   status: ReadingStatus;
   gasPriceWei: bigint | null;
   l1FeeWei: bigint | null;
+  /** OP Stack: the operator fee read with `l1FeeWei`; null elsewhere or unknown. */
+  operatorFee: OperatorFeeReading | null;
   /** When the gas price was read upstream (epoch ms); null when unavailable. */
   readAt: number | null;
   /** Base fee of the latest block; null when unknown. */
@@ -23,8 +26,9 @@ export interface NetworkFacts {
   /** Arbitrum: the L2 base fee the NodeInterface computed those units with; null elsewhere or unknown. */
   l1GasBaseFeeWei: bigint | null;
   /**
-   * When `l1FeeWei` was read, if before the gas price: the oracle did not answer at the last read and
-   * its last good answer (at most 5 minutes old) stands in. Null or absent when read with the gas price.
+   * When `l1FeeWei` and `operatorFee` were read, if before the gas price: the oracle did not answer at
+   * the last read and its last good answer (at most 5 minutes old) stands in. Null or absent when read
+   * with the gas price.
    */
   l1FeeReadAt?: number | null;
 }
@@ -40,11 +44,15 @@ export interface PresentedNetwork {
   reading: L2NetworkReading;
   status: ReadingStatus;
   readAt: number | null;
-  /** True when an OP Stack network's L1 fee could not be read (feeCompleteness says execution_only). */
-  l1FeeMissing: boolean;
+  /**
+   * True when an OP Stack network's oracle fees (L1 data fee, operator fee) could not be read
+   * (feeCompleteness says execution_only).
+   */
+  oracleFeesMissing: boolean;
   /** The exact figures behind the reading, for consumers that price other gas limits (MCP). */
   gasPriceWei: bigint | null;
   l1FeeWei: bigint | null;
+  operatorFee: OperatorFeeReading | null;
   /** When the served L1 fee was read, if before the gas price (see NetworkFacts); else null. */
   l1FeeReadAt: number | null;
   /** Arbitrum: the L1 component in wei, its units at the base fee they were computed with; else null. */
@@ -61,9 +69,15 @@ export interface PresentedNetwork {
  */
 const PAIR_MAX_AGE_MS = 60_000;
 
-const L1_MISSING_NOTE =
-  'Execution cost only: the L1 data fee could not be read from the GasPriceOracle just now, so the ' +
-  'wallet fee is unknown; a real transfer costs more than the execution figure.';
+/** What feeNote says when an OP Stack network's oracle fees, or one of them, could not be read. */
+function oracleFeesMissingNote(l1Missing: boolean): string {
+  return l1Missing
+    ? 'Execution cost only: the L1 data fee could not be read from the GasPriceOracle just now, nor the ' +
+        'operator fee read with it, so the wallet fee is unknown; a real transfer costs more than the ' +
+        'execution figure.'
+    : 'Execution cost only: the operator fee could not be read from the GasPriceOracle just now, so the ' +
+        'wallet fee is unknown; a real transfer costs at least the execution figure plus the L1 data fee.';
+}
 
 /**
  * Builds the served item of one network from its facts and the token prices (SPEC.md 2.10): fees in
@@ -77,18 +91,22 @@ export function presentNetwork(
   now: number,
 ): PresentedNetwork {
   const nativeUsd = prices[network.nativeToken];
-  const l1FeeMissing = network.hasL1DataFee && facts.gasPriceWei !== null && facts.l1FeeWei === null;
+  const oracleFeesMissing =
+    network.hasL1DataFee &&
+    facts.gasPriceWei !== null &&
+    (facts.l1FeeWei === null || facts.operatorFee === null);
   const fees =
     facts.gasPriceWei === null
-      ? { executionGasCostUsd: null, l1DataFeeUsd: null, walletFeeUsd: null }
+      ? { executionGasCostUsd: null, l1DataFeeUsd: null, operatorFeeUsd: null, walletFeeUsd: null }
       : computeFeesUsd({
           gasPriceWei: facts.gasPriceWei,
           nativeUsd,
           ethUsd: prices.ETH,
           hasL1DataFee: network.hasL1DataFee,
           l1FeeWei: facts.l1FeeWei,
+          operatorFeeWei: facts.operatorFee?.transferFeeWei ?? null,
         });
-  const feeCompleteness: FeeCompleteness = l1FeeMissing ? 'execution_only' : network.feeCompleteness;
+  const feeCompleteness: FeeCompleteness = oracleFeesMissing ? 'execution_only' : network.feeCompleteness;
   const suggestion = suggestL2Fees(network, facts.baseFeeWei, facts.suggestedTipWei);
   // A live reading can be that old too: a shared entry near the end of its life, read after slow calls.
   const pairTooOld = facts.readAt !== null && now - facts.readAt > PAIR_MAX_AGE_MS;
@@ -108,14 +126,14 @@ export function presentNetwork(
     );
   }
   const l1FeeReadAt = facts.l1FeeWei !== null ? (facts.l1FeeReadAt ?? null) : null;
-  if (l1FeeMissing) notes.push(L1_MISSING_NOTE);
+  if (oracleFeesMissing) notes.push(oracleFeesMissingNote(facts.l1FeeWei === null));
   else if (l1FeeReadAt !== null && facts.readAt !== null) {
     const ageSeconds = Math.max(0, Math.round((now - l1FeeReadAt) / 1000));
     notes.push(
       'Wallet fee = L2 execution (21,000 gas x gas price) + L1 data fee of a serialized EIP-1559 ETH ' +
-        "transfer, paid in ETH. The L1 data fee is the GasPriceOracle's last good answer, taken at " +
-        `${new Date(l1FeeReadAt).toISOString()} (${ageSeconds} s earlier): it did not answer at the ` +
-        `reading of ${new Date(facts.readAt).toISOString()}.`,
+        'transfer + operator fee, paid in ETH. The L1 data fee and the operator fee are from the ' +
+        `GasPriceOracle's last good answer, taken at ${new Date(l1FeeReadAt).toISOString()} ` +
+        `(${ageSeconds} s earlier): it did not answer at the reading of ${new Date(facts.readAt).toISOString()}.`,
     );
   } else notes.push(network.feeNote);
   if (suggestion && !suggestion.pair) {
@@ -128,7 +146,7 @@ export function presentNetwork(
   if (facts.gasPriceWei !== null && nativeUsd === null) {
     notes.push(`USD figures unavailable: no price source answered for ${network.nativeToken}.`);
   } else if (network.hasL1DataFee && facts.l1FeeWei !== null && prices.ETH === null) {
-    notes.push('L1 data fee in USD unavailable: no price source answered for ETH.');
+    notes.push('L1 data fee and operator fee in USD unavailable: no price source answered for ETH.');
   }
 
   return {
@@ -140,6 +158,7 @@ export function presentNetwork(
       nativeUsd,
       executionGasCostUsd: fees.executionGasCostUsd,
       estimatedL1DataFeeUsd: fees.l1DataFeeUsd,
+      estimatedOperatorFeeUsd: fees.operatorFeeUsd,
       estimatedWalletFeeUsd: fees.walletFeeUsd,
       feeCompleteness,
       feeModel: network.feeModel,
@@ -154,6 +173,7 @@ export function presentNetwork(
     status: facts.status,
     gasPriceWei: facts.gasPriceWei,
     l1FeeWei: facts.l1FeeWei,
+    operatorFee: facts.operatorFee,
     l1FeeReadAt,
     // The units at the base fee Nitro divided the padded posting cost by (and charges gas at), not at
     // eth_gasPrice: so about that padded cost, an estimate some 10 % above the posting cost itself.
@@ -162,6 +182,6 @@ export function presentNetwork(
         ? facts.l1GasUnits * facts.l1GasBaseFeeWei
         : null,
     readAt: facts.readAt,
-    l1FeeMissing,
+    oracleFeesMissing,
   };
 }

@@ -13,6 +13,11 @@ export interface CostInput {
    * transfer (null when it could not be read); it is paid in the native token (ETH on OP Stack).
    */
   l1DataFee: 'none' | { wei: bigint | null };
+  /**
+   * OP Stack: the operator fee of `gasLimit` gas in wei (null when it could not be read or derived);
+   * absent where the network charges none.
+   */
+  operatorFee?: { wei: bigint | null };
   /** EIP-4844 blob gas cost in wei (mainnet); null when blobs were asked for but the blob fee is unknown. */
   blobFee?: { wei: bigint | null };
 }
@@ -29,34 +34,40 @@ export interface FeeAmount {
   usd: number | null;
 }
 
-/** The estimate: execution, the L1 data fee where it applies, and their sum where both are known. */
+/** The estimate: execution, the parts that apply beside it, and their sum where all are known. */
 export interface TransactionCost {
   execution: FeeAmount;
   l1DataFee: FeeAmount | null;
+  operatorFee: FeeAmount | null;
   blobFee: FeeAmount | null;
   total: FeeAmount | null;
 }
 
 /**
- * Prices `gasLimit` gas at the gas price exactly, in wei, and adds the L1 data fee where the network
- * has one and the blob gas cost of a blob transaction. The total is null when such a part applies but
- * is unknown, since execution alone would understate what a wallet pays.
+ * Prices `gasLimit` gas at the gas price exactly, in wei, and adds the L1 data fee and the operator
+ * fee where the network has them and the blob gas cost of a blob transaction. The total is null when
+ * such a part applies but is unknown, since execution alone would understate what a wallet pays.
  */
 export function computeTransactionCost(input: CostInput): TransactionCost {
   const executionWei = BigInt(input.gasLimit) * input.gasPriceWei;
   const execution = amountFromWei(executionWei, input.nativeUsd);
   const l1Wei = input.l1DataFee === 'none' ? 0n : input.l1DataFee.wei;
+  const operatorWei = input.operatorFee === undefined ? 0n : input.operatorFee.wei;
   const blobWei = input.blobFee === undefined ? 0n : input.blobFee.wei;
   const l1DataFee =
     input.l1DataFee === 'none' || l1Wei === null ? null : amountFromWei(l1Wei, input.nativeUsd);
+  const operatorFee =
+    input.operatorFee === undefined || operatorWei === null
+      ? null
+      : amountFromWei(operatorWei, input.nativeUsd);
   const blobFee =
     input.blobFee === undefined || blobWei === null ? null : amountFromWei(blobWei, input.nativeUsd);
   // A part that applies but is unknown leaves the total unknown: execution alone would understate it.
   const total =
-    l1Wei === null || blobWei === null
+    l1Wei === null || operatorWei === null || blobWei === null
       ? null
-      : amountFromWei(executionWei + l1Wei + blobWei, input.nativeUsd);
-  return { execution, l1DataFee, blobFee, total };
+      : amountFromWei(executionWei + l1Wei + operatorWei + blobWei, input.nativeUsd);
+  return { execution, l1DataFee, operatorFee, blobFee, total };
 }
 
 function amountFromWei(wei: bigint, nativeUsd: number | null): FeeAmount {

@@ -51,24 +51,31 @@ export const L2NetworkReadingSchema = z
     estimatedL1DataFeeUsd: usd(
       'OP Stack only (Optimism, Base): L1 data fee of a serialized EIP-1559 ETH transfer, from the ' +
         'GasPriceOracle predeploy (getL1Fee), in USD at the ETH price. Null for Arbitrum and Polygon, and ' +
-        'for an OP Stack network whose oracle call failed (feeCompleteness is then `execution_only`).',
+        'for an OP Stack network whose oracle calls failed (feeCompleteness is then `execution_only`).',
+    ),
+    estimatedOperatorFeeUsd: usd(
+      'OP Stack only (Optimism, Base): operator fee of the same 21,000-gas transfer (since Isthmus), from ' +
+        "the GasPriceOracle's getOperatorFee(21000), exact to the wei before conversion, in USD at the ETH " +
+        'price; 0 while the chain operator sets none. Null for Arbitrum and Polygon, and whenever ' +
+        'estimatedL1DataFeeUsd is null for a failed read (both are read together).',
     ),
     estimatedWalletFeeUsd: usd(
-      'What a wallet pays for the transfer: execution + L1 data fee on OP Stack, the execution cost on ' +
+      'What a wallet pays for the transfer: on OP Stack execution + L1 data fee + operator fee (the three ' +
+        'served figures added; the operator fee is 0 unless the chain sets one), the execution cost on ' +
         'Arbitrum and Polygon. Null when a part is unknown; fall back to executionGasCostUsd.',
     ),
     feeCompleteness: z.enum(['execution_only', 'full_estimate']).openapi({
       description:
         '`full_estimate` when the wallet fee covers the whole fee (Optimism, Base, Polygon); ' +
         '`execution_only` for Arbitrum (its L1 component is charged as extra gas units) and for an OP ' +
-        'Stack network whose gas price was read but not its L1 fee. With no reading at all, every fee ' +
-        "is null and the network's usual value stands.",
+        'Stack network whose gas price was read but not its oracle fees (L1 data fee, operator fee). With ' +
+        "no reading at all, every fee is null and the network's usual value stands.",
     }),
     feeModel: z.enum(['rollup_arbitrum_nitro', 'rollup_op_stack', 'sidechain']),
     blurb: z.string().openapi({ description: 'One sentence on what the network is.' }),
     feeNote: z.string().openapi({
       description:
-        'What the fee figures include, and any degradation of this reading: L1 fee unavailable, served ' +
+        'What the fee figures include, and any degradation of this reading: oracle fees unavailable, served ' +
         'from the last good reading (with its time), reading unavailable, or price unavailable.',
     }),
     baseFee: gwei('Base fee per gas of the latest block (its header).', 0.005),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../deps';
 import { isSaneGasPriceGwei, L2_NETWORKS, type L2Network, type L2NetworkId } from '../l2/networks';
+import type { OperatorFeeReading } from '../l2/operator-fee';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
@@ -8,6 +9,7 @@ import { REFRESH_LEAD, readThrough, type SharedKind } from '../store/shared-read
 import { weiToGwei } from '../units';
 import { readL2Network } from '../upstream/l2-gas-price';
 import { isSaneL1FeeWei } from '../upstream/op-l1-fee';
+import { isSaneOperatorFeeWei } from '../upstream/op-operator-fee';
 import { RpcPoolError } from '../upstream/rpc-errors';
 import { getTokenPrice } from './eth-price';
 
@@ -33,7 +35,12 @@ export interface L2NetworkSnapshot {
   /** Exact gas price and L1 data fee (of the representative transfer) in wei; null when unknown. */
   gasPriceWei: bigint | null;
   l1FeeWei: bigint | null;
-  /** When `l1FeeWei` was read, if before the gas price (the oracle's last good answer); else null. */
+  /** OP Stack: the operator fee as read with `l1FeeWei` (for other gas amounts: computeOperatorFeeWei). */
+  operatorFee: OperatorFeeReading | null;
+  /**
+   * When `l1FeeWei` and `operatorFee` were read, if before the gas price (the oracle's last good
+   * answer); else null.
+   */
   l1FeeReadAt: number | null;
   /** Arbitrum: its L1 component of the representative transfer in wei (units x their base fee); else null. */
   l1ComponentWei: bigint | null;
@@ -56,7 +63,7 @@ export interface L2GasResult {
   updatedAt: number;
   networks: L2NetworkReading[];
   snapshots: L2NetworkSnapshot[];
-  /** True when any network, L1 fee or price is missing or stale; such answers are cached briefly. */
+  /** True when any network, oracle fee or price is missing or stale; such answers are cached briefly. */
   degraded: boolean;
 }
 
@@ -73,7 +80,11 @@ const StoredReadingSchema = z
     l1GasUnits: wei.nullable().default(null),
     // Readings stored before the NodeInterface's base fee was kept lack it: their L1 component reads as unpriced.
     l1GasBaseFeeWei: wei.nullable().default(null),
-    // When `l1FeeWei` was read, if before this reading: the oracle failed and the last good L1 fee was kept.
+    // OP Stack: the operator fee, read with the L1 fee. Readings stored before it was read lack it: their
+    // oracle fees read as incomplete until the entry is refreshed (within 15 s, as a degraded one).
+    operatorFee: z.object({ transferFeeWei: wei, scalar: wei, constant: wei }).nullable().default(null),
+    // When `l1FeeWei` (and `operatorFee`) were read, if before this reading: the oracle failed and its
+    // last good answers were kept.
     l1FeeReadAt: z.number().int().positive().nullable().default(null),
   })
   .refine(
@@ -83,17 +94,35 @@ const StoredReadingSchema = z
   );
 type StoredReading = z.infer<typeof StoredReadingSchema>;
 
-/** The stored-reading schema of one network: a gas price in its sane range, an L1 fee in the oracle's. */
+/**
+ * The stored-reading schema of one network: a gas price in its sane range, the oracle fees in the
+ * oracle's, the operator fee parameters in their types (uint32, uint64).
+ */
 function storedReadingSchemaOf(network: L2Network) {
   return StoredReadingSchema.refine(
     (reading) =>
       isSaneGasPriceGwei(network, weiToGwei(BigInt(reading.gasPriceWei))) &&
-      (reading.l1FeeWei === null || isSaneL1FeeWei(BigInt(reading.l1FeeWei))),
+      (reading.l1FeeWei === null || isSaneL1FeeWei(BigInt(reading.l1FeeWei))) &&
+      (reading.operatorFee === null ||
+        (isSaneOperatorFeeWei(BigInt(reading.operatorFee.transferFeeWei)) &&
+          BigInt(reading.operatorFee.scalar) < 1n << 32n &&
+          BigInt(reading.operatorFee.constant) < 1n << 64n)),
     `reading outside the sane ${network.name} range`,
   );
 }
 const toWei = (value: string | null) => (value === null ? null : BigInt(value));
 const fromWei = (value: bigint | null) => value?.toString() ?? null;
+const toOperatorFee = (stored: StoredReading['operatorFee']): OperatorFeeReading | null =>
+  stored && {
+    transferFeeWei: BigInt(stored.transferFeeWei),
+    params: { scalar: BigInt(stored.scalar), constant: BigInt(stored.constant) },
+  };
+const fromOperatorFee = (fee: OperatorFeeReading | null): StoredReading['operatorFee'] =>
+  fee && {
+    transferFeeWei: fee.transferFeeWei.toString(),
+    scalar: fee.params.scalar.toString(),
+    constant: fee.params.constant.toString(),
+  };
 
 /**
  * Returns the four L2 networks (SPEC.md 2.10), cached 60 s per process with concurrent callers
@@ -173,7 +202,7 @@ async function loadL2Gas(
       presented.some(
         (p) =>
           p.status !== 'live' ||
-          p.l1FeeMissing ||
+          p.oracleFeesMissing ||
           p.l1FeeReadAt !== null ||
           p.reading.executionGasCostUsd === null,
       ),
@@ -198,25 +227,27 @@ function usesStalePrice(network: L2Network, prices: ReadPrices): boolean {
   return prices.stale[network.nativeToken] || (network.hasL1DataFee && prices.stale.ETH);
 }
 
-/** A network as a shared data kind: its gas price, fee suggestion (and OP Stack L1 fee, Arbitrum L1 gas) from its providers. */
+/** A network as a shared data kind: its gas price, fee suggestion (and OP Stack oracle fees, Arbitrum L1 gas) from its providers. */
 function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReading> {
   return {
     key: `l2-gas:${network.id}`,
     schema: storedReadingSchemaOf(network),
     freshMs: L2_GAS_TTL_MS,
-    // An OP Stack reading without a live L1 fee is retried as soon as a degraded answer is.
+    // An OP Stack reading without live oracle fees is retried as soon as a degraded answer is.
     freshMsOf: (v) =>
-      network.hasL1DataFee && (v.l1FeeWei === null || v.l1FeeReadAt !== null)
+      network.hasL1DataFee && (v.l1FeeWei === null || v.operatorFee === null || v.l1FeeReadAt !== null)
         ? L2_GAS_DEGRADED_TTL_MS
         : L2_GAS_TTL_MS,
     async read(previous) {
       try {
         const live = await readL2Network(deps, network);
-        // The oracle alone failed: the last good L1 fee (at most 5 minutes old) stands, with its time.
-        const earlier = live.l1FeeWei === null ? lastGoodL1Fee(previous, live.readAt) : null;
+        // The oracle alone failed: its last good fees (at most 5 minutes old) stand, with their time.
+        const earlier =
+          network.hasL1DataFee && live.l1FeeWei === null ? lastGoodOracleFees(previous, live.readAt) : null;
         const value = {
           gasPriceWei: live.gasPriceWei.toString(),
           l1FeeWei: earlier ? earlier.l1FeeWei : fromWei(live.l1FeeWei),
+          operatorFee: earlier ? earlier.operatorFee : fromOperatorFee(live.operatorFee),
           readAt: live.readAt,
           baseFeeWei: fromWei(live.baseFeeWei),
           suggestedTipWei: fromWei(live.suggestedTipWei),
@@ -235,15 +266,20 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
   };
 }
 
-/** A stored reading's L1 fee and when it was read, if that was at most 5 minutes before `now`. */
-function lastGoodL1Fee(
+/**
+ * A stored reading's oracle fees (L1 data fee and operator fee, both: a wallet pays both) and when they
+ * were read, if that was at most 5 minutes before `now`.
+ */
+function lastGoodOracleFees(
   reading: StoredReading | null,
   now: number,
-): { l1FeeWei: string; readAt: number } | null {
-  if (!reading || reading.l1FeeWei === null) return null;
+): { l1FeeWei: string; operatorFee: NonNullable<StoredReading['operatorFee']>; readAt: number } | null {
+  if (!reading || reading.l1FeeWei === null || reading.operatorFee === null) return null;
   const readAt = reading.l1FeeReadAt ?? reading.readAt;
   const age = now - readAt;
-  return age >= 0 && age <= L2_LAST_GOOD_MAX_AGE_MS ? { l1FeeWei: reading.l1FeeWei, readAt } : null;
+  return age >= 0 && age <= L2_LAST_GOOD_MAX_AGE_MS
+    ? { l1FeeWei: reading.l1FeeWei, operatorFee: reading.operatorFee, readAt }
+    : null;
 }
 
 /** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */
@@ -260,6 +296,7 @@ async function readFacts(
       status: 'unavailable',
       gasPriceWei: null,
       l1FeeWei: null,
+      operatorFee: null,
       readAt: null,
       baseFeeWei: null,
       suggestedTipWei: null,
@@ -268,7 +305,7 @@ async function readFacts(
       l1FeeReadAt: null,
     };
   }
-  // An L1 fee kept from an earlier reading is served while it is at most 5 minutes old.
+  // Oracle fees kept from an earlier reading are served while they are at most 5 minutes old.
   const l1FeeReadAt = reading.l1FeeReadAt;
   const l1FeeExpired = l1FeeReadAt !== null && deps.now() - l1FeeReadAt > L2_LAST_GOOD_MAX_AGE_MS;
   return {
@@ -276,6 +313,7 @@ async function readFacts(
     status: age < L2_GAS_TTL_MS && !shared.failure ? 'live' : 'last-good',
     gasPriceWei: BigInt(reading.gasPriceWei),
     l1FeeWei: l1FeeExpired ? null : toWei(reading.l1FeeWei),
+    operatorFee: l1FeeExpired ? null : toOperatorFee(reading.operatorFee),
     l1FeeReadAt: l1FeeExpired ? null : l1FeeReadAt,
     readAt: reading.readAt,
     baseFeeWei: toWei(reading.baseFeeWei),
@@ -292,11 +330,13 @@ function toSnapshot(p: PresentedNetwork, priceStale: boolean): L2NetworkSnapshot
     fetchedAt: p.readAt,
     gasPriceGwei: p.reading.gasPriceGwei,
     executionGasCostUsd: p.reading.executionGasCostUsd,
-    // The history holds fresh samples: an L1 fee kept from an earlier reading is not one.
+    // The history holds fresh samples: an L1 fee kept from an earlier reading is not one. (It has no
+    // operator fee column: SPEC 2.11 serves the execution cost alone.)
     l1DataFeeUsd: p.l1FeeReadAt === null ? p.reading.estimatedL1DataFeeUsd : null,
     nativeUsd: p.reading.nativeUsd,
     gasPriceWei: p.gasPriceWei,
     l1FeeWei: p.l1FeeWei,
+    operatorFee: p.operatorFee,
     l1FeeReadAt: p.l1FeeReadAt,
     l1ComponentWei: p.l1ComponentWei,
     priceStale,

@@ -2,9 +2,10 @@ import { getBlock, getGasPrice } from 'viem/actions';
 import { settleWithin } from '../async';
 import { type AppDeps, getState } from '../deps';
 import { isSaneGasPriceGwei, type L2Network } from '../l2/networks';
+import type { OperatorFeeReading } from '../l2/operator-fee';
 import { weiToGwei } from '../units';
 import { type ArbL1Component, readArbitrumL1Component } from './arb-l1-gas';
-import { readL1FeeWei } from './op-l1-fee';
+import { type OpStackFees, readOpStackFees } from './op-operator-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind, RpcPoolError } from './rpc-errors';
 import { createPoolHealth, readyProviders } from './rpc-health';
 import {
@@ -23,7 +24,7 @@ import {
  */
 const MAX_LAG_MS = 30_000;
 /**
- * Once the gas price is in, the L1 fee (asked at the same moment) gets this much longer: a hung
+ * Once the gas price is in, the oracle fees (asked at the same moment) get this much longer: a hung
  * oracle call must not cost the network its gas price, nor hold the answer to the pool's deadline.
  */
 export const L1_FEE_GRACE_MS = 500;
@@ -33,7 +34,9 @@ export interface L2LiveReading {
   gasPriceWei: bigint;
   /** OP Stack: the L1 data fee of the representative transfer; null elsewhere or when the oracle failed. */
   l1FeeWei: bigint | null;
-  /** Why the L1 fee of an OP Stack network is missing; undefined when it was read or is not applicable. */
+  /** OP Stack: its operator fee, read with the L1 fee (null together with it); null elsewhere. */
+  operatorFee: OperatorFeeReading | null;
+  /** Why the oracle fees of an OP Stack network are missing; undefined when read or not applicable. */
   l1FeeFailure?: RpcFailureKind;
   /** Base fee of the latest block; null when the block carries none. */
   baseFeeWei: bigint | null;
@@ -58,7 +61,7 @@ type Settled<T> = { value: T } | { failure: RpcFailureKind } | null;
 
 interface Sample {
   gasPriceWei: bigint;
-  l1: Settled<bigint>;
+  l1: Settled<OpStackFees>;
   head: { number: bigint; timestamp: number };
   baseFeeWei: bigint | null;
   tip: Settled<bigint>;
@@ -67,10 +70,12 @@ interface Sample {
 
 /**
  * Reads one L2 network live: `eth_gasPrice`, the latest block (freshness) and, on OP Stack networks,
- * the GasPriceOracle's `getL1Fee` are asked at once of one provider, with the shared pool's chain-id
- * check, hedged failover and cooldown. A gas price outside the network's sane range rejects the
- * provider. A failed L1-fee call does not: the reading keeps its gas price, and the L1 fee is asked
- * once more of the other providers, for at most UPSTREAM_TIMEOUT_MS and within twice that overall.
+ * the oracle fees (GasPriceOracle `getL1Fee` and `getOperatorFee`, the operator fee parameters) are
+ * asked at once of one provider, with the shared pool's chain-id check, hedged failover and cooldown.
+ * A gas price outside the network's sane range rejects the provider. A failed oracle call does not:
+ * the reading keeps its gas price, and the oracle fees are asked once more of the other providers,
+ * for at most UPSTREAM_TIMEOUT_MS and within twice that overall. (The log lines keep the name "l1 fee"
+ * for the pair.)
  * Throws an RpcPoolError when no provider gives a valid, fresh gas price.
  */
 export async function readL2Network(
@@ -91,7 +96,7 @@ export async function readL2Network(
   };
   const pool = createRpcPool(deps, options);
   const answer = await pool.request(
-    (client, _, single, answered) => readSample(client, single, network, answered),
+    (client, _, side, answered) => readSample(client, side, network, answered),
     {
       stampOf: (sample) => ({ blockNumber: sample.head.number, timestamp: sample.head.timestamp }),
     },
@@ -110,7 +115,8 @@ export async function readL2Network(
   }
   const reading: L2LiveReading = {
     gasPriceWei,
-    l1FeeWei: l1 && 'value' in l1 ? l1.value : null,
+    l1FeeWei: l1 && 'value' in l1 ? l1.value.l1FeeWei : null,
+    operatorFee: l1 && 'value' in l1 ? l1.value.operatorFee : null,
     blockNumber: head.number,
     blockTimestamp: head.timestamp,
     provider: answer.provider,
@@ -139,8 +145,8 @@ export async function readL2Network(
       providers: others,
       deadlineMs: leftMs,
     });
-    const fee = await retry.request((client) => readL1FeeWei(rpcCall(client), network.chainId));
-    return { ...reading, l1FeeWei: fee.value };
+    const fees = await retry.request((client) => readOpStackFees(rpcCall(client), network.chainId));
+    return { ...reading, l1FeeWei: fees.value.l1FeeWei, operatorFee: fees.value.operatorFee };
   } catch (error) {
     // The retry pool's failures per provider (labels and kinds only), not one kind for the pool's error.
     const failures =
@@ -152,18 +158,18 @@ export async function readL2Network(
 
 /**
  * The gas price, latest block and tip suggestion go out as one batch on `client`; the contract calls
- * (the L1 fee, the NodeInterface) each as their own request on `single`, so a slow contract call
- * cannot hold the gas price.
+ * (the OP Stack oracle fees, the NodeInterface) as a batch of their own on `side`, so a slow contract
+ * call cannot hold the gas price.
  */
 async function readSample(
   client: RpcClient,
-  single: RpcClient,
+  side: RpcClient,
   network: L2Network,
   answered: () => void,
 ): Promise<Sample> {
   const call = rpcCall(client);
-  const contract = rpcCall(single);
-  const l1 = network.hasL1DataFee ? settle(readL1FeeWei(contract, network.chainId)) : null;
+  const contract = rpcCall(side);
+  const l1 = network.hasL1DataFee ? settle(readOpStackFees(contract, network.chainId)) : null;
   const tip =
     network.priorityFee === 'market' ? settle(readQuantity(call, 'eth_maxPriorityFeePerGas')) : null;
   const isSaneBaseFee = (wei: bigint) => isSaneGasPriceGwei(network, weiToGwei(wei));

@@ -70,15 +70,16 @@ export function isQuantity(value: unknown): value is `0x${string}` {
 
 /**
  * One attempt's work on one provider. `client` batches the calls made in the same tick when the pool
- * batches; `single` sends each call as its own request, for a call that must not hold the others (a
- * contract call that may hang), and is `client` itself when the pool does not batch. `answered` tells
+ * batches; `side` is for calls that must not hold those (contract calls that may hang): a second
+ * client whose calls of one tick go as a batch of their own, one more round trip beside `client`'s,
+ * and `client` itself when the pool does not batch. `answered` tells
  * the pool that the answer's required part is in and only optional reads (bounded by the call) are
  * left: the provider is then not hedged for them, nor struck as outrun by a provider asked meanwhile.
  */
 export type RpcCallFn<T> = (
   client: RpcClient,
   provider: RpcProvider,
-  single: RpcClient,
+  side: RpcClient,
   answered: () => void,
 ) => Promise<T>;
 
@@ -153,11 +154,11 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
       }
       providerHealth.chainVerifiedAt = deps.now();
     };
-    const run = async (client: RpcClient, single: RpcClient) => {
+    const run = async (client: RpcClient, side: RpcClient) => {
       const chainChecked = checkChain(client);
       // The required part is in only once the chain id is confirmed too (it may be a request of its own).
       const answeredOnChain = () => void chainChecked.then(answered, () => {});
-      return (await Promise.all([chainChecked, call(client, provider, single, answeredOnChain)]))[1];
+      return (await Promise.all([chainChecked, call(client, provider, side, answeredOnChain)]))[1];
     };
     const refusedAt = providerHealth.batchRefusedAt;
     // A provider that refused a batch is asked singly, and tried with batches again now and then.
@@ -167,7 +168,8 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     let value: T;
     try {
       const client = clientFor(batch);
-      value = await run(client, batch ? clientFor(false) : client);
+      // A client of its own (viem batches per client): its calls never join `client`'s batch.
+      value = await run(client, batch ? clientFor(true) : client);
     } catch (error) {
       if (!batch || !isBatchRefusal(error) || signal.aborted) throw error;
       providerHealth.batchRefusedAt = deps.now();

@@ -13,17 +13,24 @@ import { optimism } from 'viem/chains';
 import { estimateL1Fee } from 'viem/op-stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getL2Network, type L2Network } from '../../lib/l2/networks';
+import { computeOperatorFeeWei } from '../../lib/l2/operator-fee';
 import { presentNetwork } from '../../lib/l2/present';
 import { readL2Network } from '../../lib/upstream/l2-gas-price';
 import { readL1FeeWei, serializeRepresentativeTransfer } from '../../lib/upstream/op-l1-fee';
 import { createTestDeps } from '../helpers/deps';
 import { type EdrNode, startEdrNode } from './helpers/edr-node';
-import { setL1OracleState } from './helpers/edr-op-oracle';
+import { setL1OracleState, setOperatorFeeParams } from './helpers/edr-op-oracle';
 
 // Hardhat 3's EDR with chainType 'op' runs the real OP Stack predeploys, the GasPriceOracle among them.
 const CHAIN_ID = 31337;
 const ORACLE = '0x420000000000000000000000000000000000000F';
-const oracleAbi = parseAbi(['function getL1Fee(bytes _data) view returns (uint256)']);
+const oracleAbi = parseAbi([
+  'function getL1Fee(bytes _data) view returns (uint256)',
+  'function getOperatorFee(uint256 _gasUsed) view returns (uint256)',
+  'function isIsthmus() view returns (bool)',
+]);
+/** An operator fee set as an operator would: scalar 1,234,567 (1.234567 wei a gas), constant 1 gwei + 7. */
+const OPERATOR_FEE = { scalar: 1_234_567n, constant: 1_000_000_007n };
 
 /** OP Mainnet's post-Ecotone scalars with a busy L1: 12 gwei base fee, 3 gwei blob base fee. */
 const BUSY_L1 = {
@@ -44,6 +51,16 @@ async function contractL1Fee(bytes: `0x${string}`): Promise<bigint> {
     params: [{ to: ORACLE, data }, 'latest'],
   })) as `0x${string}`;
   return decodeFunctionResult({ abi: oracleAbi, functionName: 'getL1Fee', data: result });
+}
+
+/** The contract's own getOperatorFee(gas), asked directly of the EIP-1193 provider. */
+async function contractOperatorFee(gas: bigint): Promise<bigint> {
+  const data = encodeFunctionData({ abi: oracleAbi, functionName: 'getOperatorFee', args: [gas] });
+  const result = (await node.provider.request({
+    method: 'eth_call',
+    params: [{ to: ORACLE, data }, 'latest'],
+  })) as `0x${string}`;
+  return decodeFunctionResult({ abi: oracleAbi, functionName: 'getOperatorFee', data: result });
 }
 
 function depsFor(urls: string[]) {
@@ -102,16 +119,51 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
     }
   });
 
-  it('reads the gas price and the L1 fee through the provider pool in one attempt', async () => {
+  it('reads the gas price, the L1 fee and the operator fee through the provider pool in one attempt', async () => {
     node.requests.clear();
+    node.httpRequests.length = 0;
     const reading = await readL2Network(depsFor([node.url]), network);
     const gasPrice = BigInt((await node.provider.request({ method: 'eth_gasPrice' })) as string);
     expect(reading.gasPriceWei).toBe(gasPrice);
     expect(reading.l1FeeWei).toBe(await contractL1Fee(serializeRepresentativeTransfer(CHAIN_ID)));
+    // EDR's genesis sets no operator fee: the Isthmus oracle answers 0, a valid value.
+    expect(reading.operatorFee).toEqual({ transferFeeWei: 0n, params: { scalar: 0n, constant: 0n } });
     expect(reading.l1FeeFailure).toBeUndefined();
     expect(reading.provider).toBe('rpc-1');
-    expect(node.requests.get('eth_call')).toBe(1);
     expect(node.requests.get('eth_chainId')).toBe(1);
+    // The oracle fees are one round trip of their own beside the gas-price batch: getL1Fee,
+    // getOperatorFee and the two L1Block parameters in one batch.
+    expect(node.requests.get('eth_call')).toBe(4);
+    expect(node.httpRequests.filter((methods) => methods.includes('eth_call'))).toEqual([
+      ['eth_call', 'eth_call', 'eth_call', 'eth_call'],
+    ]);
+    expect(node.httpRequests).toHaveLength(2);
+  });
+
+  it("reads the real oracle's operator fee to the wei, and prices any gas as its getOperatorFee does", async () => {
+    expect(
+      decodeFunctionResult({
+        abi: oracleAbi,
+        functionName: 'isIsthmus',
+        data: (await node.provider.request({
+          method: 'eth_call',
+          params: [{ to: ORACLE, data: encodeFunctionData({ abi: oracleAbi, functionName: 'isIsthmus' }) }],
+        })) as `0x${string}`,
+      }),
+    ).toBe(true);
+    await setOperatorFeeParams(node.provider, OPERATOR_FEE);
+    try {
+      const reading = await readL2Network(depsFor([node.url]), network);
+      // 21,000 x 1,234,567 / 1e6 = 25,925 (rounded down) + 1,000,000,007.
+      expect(await contractOperatorFee(21_000n)).toBe(1_000_025_932n);
+      expect(reading.operatorFee).toEqual({ transferFeeWei: 1_000_025_932n, params: OPERATOR_FEE });
+      const operatorFee = reading.operatorFee!;
+      for (const gas of [1n, 810n, 21_001n, 100_000n, 1_234_567n, 30_000_000n]) {
+        expect(computeOperatorFeeWei(gas, operatorFee), `${gas} gas`).toBe(await contractOperatorFee(gas));
+      }
+    } finally {
+      await setOperatorFeeParams(node.provider, { scalar: 0n, constant: 0n });
+    }
   });
 
   it("suggests the OP Stack node's own tip and its latest base fee, with max fee 2 x base + tip", async () => {
@@ -147,12 +199,17 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
   it.each([
     ['a busy L1', BUSY_L1],
     ['an L1 fee spike', { ...BUSY_L1, l1BaseFee: parseGwei('400'), blobBaseFee: parseGwei('150') }],
-  ])('converts the fees to USD right to the cent with %s', async (_label, state) => {
+  ])('converts the fees to USD right to the cent with %s and an operator fee', async (_label, state) => {
     await setL1OracleState(node.provider, state);
-    const [reading, contractFee] = await Promise.all([
+    await setOperatorFeeParams(node.provider, OPERATOR_FEE);
+    const [reading, contractFee, contractOpFee] = await Promise.all([
       readL2Network(depsFor([node.url]), network),
       contractL1Fee(serializeRepresentativeTransfer(CHAIN_ID)),
-    ]).finally(() => setL1OracleState(node.provider, BUSY_L1));
+      contractOperatorFee(21_000n),
+    ]).finally(async () => {
+      await setL1OracleState(node.provider, BUSY_L1);
+      await setOperatorFeeParams(node.provider, { scalar: 0n, constant: 0n });
+    });
     const ethUsd = 3187.42;
     const served = presentNetwork(
       network,
@@ -160,6 +217,7 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
         status: 'live',
         gasPriceWei: reading.gasPriceWei,
         l1FeeWei: reading.l1FeeWei,
+        operatorFee: reading.operatorFee,
         readAt: reading.readAt,
         baseFeeWei: reading.baseFeeWei,
         suggestedTipWei: reading.suggestedTipWei,
@@ -170,6 +228,7 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
       reading.readAt,
     ).reading;
     const l1Usd = Number(formatEther(contractFee)) * ethUsd;
+    const operatorUsd = Number(formatEther(contractOpFee)) * ethUsd;
     const executionUsd = Number(formatEther(21_000n * reading.gasPriceWei)) * ethUsd;
     const expectRight = (served: number | null, exact: number) => {
       expect(served).not.toBeNull();
@@ -179,7 +238,8 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
     };
     expectRight(served.estimatedL1DataFeeUsd, l1Usd);
     expectRight(served.executionGasCostUsd, executionUsd);
-    expectRight(served.estimatedWalletFeeUsd, executionUsd + l1Usd);
+    expectRight(served.estimatedOperatorFeeUsd, operatorUsd);
+    expectRight(served.estimatedWalletFeeUsd, executionUsd + l1Usd + operatorUsd);
     expect(served.feeCompleteness).toBe('full_estimate');
   });
 });

@@ -15,7 +15,11 @@ import { requireFreshReading } from '../../lib/store/shared-read';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
 import { headWithBlobs } from '../upstreams/chain-model';
-import { KNOWN_L2_GAS_WEI, setKnownState as setKnownStateOf } from '../upstreams/known-state';
+import {
+  KNOWN_L2_GAS_WEI,
+  KNOWN_OP_OPERATOR_FEE,
+  setKnownState as setKnownStateOf,
+} from '../upstreams/known-state';
 
 const ETH_USD = 2000;
 const POL_USD = 0.25;
@@ -122,6 +126,49 @@ describe('MCP estimate_transaction_cost', () => {
     expect(data.notes.join(' ')).toMatch(/not on gasLimit/);
     expect(text).toContain('100000 gas on Base');
     expectNoSecrets(deps, JSON.stringify(data));
+  });
+
+  it.each([
+    // Base under Isthmus: 100,000 x 1,234,567 / 1e6 + 1,000,000,007 (integer division).
+    ['base', 100_000, 123_456n + 1_000_000_007n],
+    // Optimism under Jovian: 250,000 x 3 x 100 + 2,500,000,000.
+    ['optimism', 250_000, 75_000_000n + 2_500_000_000n],
+    // At 21,000 gas: the oracle's own getOperatorFee(21000) answer.
+    ['optimism', 21_000, 6_300_000n + 2_500_000_000n],
+  ] as const)(
+    'adds the operator fee of %s gas limit %i to an exact total',
+    async (network, gasLimit, operatorWei) => {
+      setKnownStateOf(up, {
+        usd: { ETH: ETH_USD, POL: POL_USD },
+        l1FeeWei: L1_FEE_WEI,
+        operatorFee: KNOWN_OP_OPERATOR_FEE,
+      });
+      const { client } = await connect();
+      const { data, text } = await estimate(client, { network, gasLimit });
+      expect(data.operatorFee?.wei).toBe(String(operatorWei));
+      expect(data.operatorFee?.native).toBe(Number(formatEther(operatorWei)));
+      const executionWei = BigInt(gasLimit) * parseGwei(data.gasPriceGwei.toFixed(9));
+      expect(data.execution.wei).toBe(String(executionWei));
+      expect(data.total?.wei).toBe(String(executionWei + L1_FEE_WEI[network] + operatorWei));
+      expect(data.feeCompleteness).toBe('full_estimate');
+      expect(data.notes.join(' ')).toContain(`operatorFee is the operator fee of ${gasLimit} gas`);
+      expect(data.notes.join(' ')).toContain('so it is an upper bound');
+      expect(text).toContain('operator fee');
+    },
+  );
+
+  it('leaves the Base total unknown when its oracle reverts getOperatorFee, a fault and not a zero', async () => {
+    setKnownState();
+    for (const sim of up.l2.base) sim.setOperatorFee({ fork: 'pre-isthmus', scalar: 0, constant: 0n });
+    const { client } = await connect();
+    const { data, text } = await estimate(client, { network: 'base', gasLimit: 100_000 });
+    expect(data.execution.wei).toBe(String(100_000n * GAS_WEI.base));
+    expect(data.operatorFee).toBeNull();
+    expect(data.l1DataFee).toBeNull();
+    expect(data.total).toBeNull();
+    expect(data.feeCompleteness).toBe('execution_only');
+    expect(data.notes.join(' ')).toContain('nor the operator fee read with it');
+    expect(text).toContain('total unknown');
   });
 
   it('prices Polygon in POL with no L1 fee, and says a mainnet tier does not apply', async () => {

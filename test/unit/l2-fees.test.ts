@@ -34,8 +34,14 @@ describe('computeFeesUsd', () => {
       ethUsd: 3000,
       hasL1DataFee: false,
       l1FeeWei: null,
+      operatorFeeWei: null,
     });
-    expect(fees).toEqual({ executionGasCostUsd: 0.00063, l1DataFeeUsd: null, walletFeeUsd: 0.00063 });
+    expect(fees).toEqual({
+      executionGasCostUsd: 0.00063,
+      l1DataFeeUsd: null,
+      operatorFeeUsd: null,
+      walletFeeUsd: 0.00063,
+    });
   });
 
   it('adds the L1 data fee, priced in ETH, on OP Stack networks', () => {
@@ -45,6 +51,7 @@ describe('computeFeesUsd', () => {
       ethUsd: 2500,
       hasL1DataFee: true,
       l1FeeWei: parseEther('0.000001'),
+      operatorFeeWei: 0n,
     });
     // 21,000 x 0.0012 gwei = 0.0000000252 ETH -> $0.000063; 0.000001 ETH -> $0.0025.
     expect(fees.executionGasCostUsd).toBe(0.000063);
@@ -59,11 +66,45 @@ describe('computeFeesUsd', () => {
       ethUsd: 3012.45,
       hasL1DataFee: true,
       l1FeeWei: 374_450_000_000n,
+      operatorFeeWei: 0n,
     });
     // $0.01040018... -> 0.0104 and $0.00112801... -> 0.001128; their sum rounded again would be 0.01153.
     expect(fees.executionGasCostUsd).toBe(0.0104);
     expect(fees.l1DataFeeUsd).toBe(0.001128);
     expect(fees.walletFeeUsd).toBe(0.011528);
+  });
+
+  it('adds a non-zero operator fee, priced in ETH, to the OP Stack wallet fee', () => {
+    const fees = computeFeesUsd({
+      gasPriceWei: parseGwei('0.0012'),
+      nativeUsd: 2500,
+      ethUsd: 2500,
+      hasL1DataFee: true,
+      l1FeeWei: parseEther('0.000001'),
+      // Jovian: 21,000 gas x scalar 10 x 100 + constant 1e9 wei = 1.021e10 wei.
+      operatorFeeWei: 10_210_000_000n,
+    });
+    // 0.00000001021 ETH at $2,500 -> $0.000025525, served as 0.00002553.
+    expect(fees.operatorFeeUsd).toBe(0.00002553);
+    expect(fees.l1DataFeeUsd).toBe(0.0025);
+    expect(fees.walletFeeUsd).toBe(0.00258853); // 0.000063 + 0.0025 + 0.00002553, as served
+  });
+
+  it('leaves the wallet fee null when an OP Stack operator fee could not be read', () => {
+    const fees = computeFeesUsd({
+      gasPriceWei: parseGwei('0.001'),
+      nativeUsd: 2500,
+      ethUsd: 2500,
+      hasL1DataFee: true,
+      l1FeeWei: parseEther('0.000001'),
+      operatorFeeWei: null,
+    });
+    expect(fees).toEqual({
+      executionGasCostUsd: 0.0000525,
+      l1DataFeeUsd: 0.0025,
+      operatorFeeUsd: null,
+      walletFeeUsd: null,
+    });
   });
 
   it('prices Polygon execution in POL and has no L1 fee', () => {
@@ -73,9 +114,15 @@ describe('computeFeesUsd', () => {
       ethUsd: 3000,
       hasL1DataFee: false,
       l1FeeWei: null,
+      operatorFeeWei: null,
     });
     // 21,000 x 30 gwei = 0.00063 POL at $0.20.
-    expect(fees).toEqual({ executionGasCostUsd: 0.000126, l1DataFeeUsd: null, walletFeeUsd: 0.000126 });
+    expect(fees).toEqual({
+      executionGasCostUsd: 0.000126,
+      l1DataFeeUsd: null,
+      operatorFeeUsd: null,
+      walletFeeUsd: 0.000126,
+    });
   });
 
   it('leaves the wallet fee null when an OP Stack L1 fee could not be read', () => {
@@ -85,8 +132,14 @@ describe('computeFeesUsd', () => {
       ethUsd: 2500,
       hasL1DataFee: true,
       l1FeeWei: null,
+      operatorFeeWei: null,
     });
-    expect(fees).toEqual({ executionGasCostUsd: 0.0000525, l1DataFeeUsd: null, walletFeeUsd: null });
+    expect(fees).toEqual({
+      executionGasCostUsd: 0.0000525,
+      l1DataFeeUsd: null,
+      operatorFeeUsd: null,
+      walletFeeUsd: null,
+    });
   });
 
   it('gives null USD figures without a price', () => {
@@ -96,7 +149,13 @@ describe('computeFeesUsd', () => {
       ethUsd: null,
       hasL1DataFee: true,
       l1FeeWei: 5n,
+      operatorFeeWei: 0n,
     });
-    expect(fees).toEqual({ executionGasCostUsd: null, l1DataFeeUsd: null, walletFeeUsd: null });
+    expect(fees).toEqual({
+      executionGasCostUsd: null,
+      l1DataFeeUsd: null,
+      operatorFeeUsd: null,
+      walletFeeUsd: null,
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { parseGwei } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { getL2Network, L2_NETWORKS } from '../../lib/l2/networks';
+import type { OperatorFeeReading } from '../../lib/l2/operator-fee';
 import { presentNetwork } from '../../lib/l2/present';
 import { L2NetworkReadingSchema } from '../../lib/schemas/l2-gas';
 import { type L2GasResult, selectL2SnapshotRows } from '../../lib/services/l2-gas';
@@ -9,10 +10,17 @@ const NOW = Date.UTC(2026, 10, 22, 5, 0, 0);
 const PRICES = { ETH: 3000, POL: 0.25 };
 /** No fee-suggestion inputs: the wallet fields are not what these tests look at. */
 const NO_SUGGESTION = { baseFeeWei: null, suggestedTipWei: null, l1GasUnits: null, l1GasBaseFeeWei: null };
-const live = (gasPriceWei: bigint, l1FeeWei: bigint | null = null) => ({
+/** An operator that sets no operator fee (both parameters 0): the fee is 0 at any gas. */
+const NO_OPERATOR_FEE = { transferFeeWei: 0n, params: { scalar: 0n, constant: 0n } };
+const live = (
+  gasPriceWei: bigint,
+  l1FeeWei: bigint | null = null,
+  operatorFee: OperatorFeeReading | null = l1FeeWei === null ? null : NO_OPERATOR_FEE,
+) => ({
   status: 'live' as const,
   gasPriceWei,
   l1FeeWei,
+  operatorFee,
   readAt: NOW,
   ...NO_SUGGESTION,
 });
@@ -50,13 +58,67 @@ describe('presentNetwork', () => {
 
   it('downgrades an OP Stack reading without its L1 fee to execution_only and says so', () => {
     const presented = presentNetwork(getL2Network('optimism'), live(parseGwei('0.001')), PRICES, NOW);
-    expect(presented.l1FeeMissing).toBe(true);
+    expect(presented.oracleFeesMissing).toBe(true);
     expect(presented.reading).toMatchObject({
       estimatedL1DataFeeUsd: null,
       estimatedWalletFeeUsd: null,
       feeCompleteness: 'execution_only',
     });
     expect(presented.reading.feeNote).toMatch(/^Execution cost only: the L1 data fee could not be read/);
+  });
+
+  it('adds the operator fee to the OP Stack wallet fee and serves it on its own (Isthmus)', () => {
+    // Isthmus: 21,000 x 1,500,000 / 1e6 + 500,000,000,000 = 500,000,031,500 wei.
+    const operatorFee = {
+      transferFeeWei: 500_000_031_500n,
+      params: { scalar: 1_500_000n, constant: 5n * 10n ** 11n },
+    };
+    const { reading } = presentNetwork(
+      getL2Network('base'),
+      live(parseGwei('0.005'), 10n ** 12n, operatorFee),
+      PRICES,
+      NOW,
+    );
+    expect(L2NetworkReadingSchema.parse(reading)).toEqual(reading);
+    expect(reading).toMatchObject({
+      executionGasCostUsd: 0.000315,
+      estimatedL1DataFeeUsd: 0.003,
+      estimatedOperatorFeeUsd: 0.0015, // 500,000,031,500 wei at $3,000 = $0.0015000000945
+      estimatedWalletFeeUsd: 0.004815,
+      feeCompleteness: 'full_estimate',
+    });
+    expect(reading.feeNote).toMatch(/\+ operator fee.*getOperatorFee\(21000\)/);
+  });
+
+  it('serves an operator fee of 0 as 0, not as missing', () => {
+    const { reading } = presentNetwork(
+      getL2Network('optimism'),
+      live(parseGwei('0.001'), 10n ** 12n),
+      PRICES,
+      NOW,
+    );
+    expect(reading).toMatchObject({
+      estimatedOperatorFeeUsd: 0,
+      estimatedWalletFeeUsd: 0.003063,
+      feeCompleteness: 'full_estimate',
+    });
+  });
+
+  it('downgrades an OP Stack reading whose operator fee is unknown to execution_only and says so', () => {
+    const presented = presentNetwork(
+      getL2Network('base'),
+      live(parseGwei('0.005'), 10n ** 12n, null),
+      PRICES,
+      NOW,
+    );
+    expect(presented.oracleFeesMissing).toBe(true);
+    expect(presented.reading).toMatchObject({
+      estimatedL1DataFeeUsd: 0.003,
+      estimatedOperatorFeeUsd: null,
+      estimatedWalletFeeUsd: null,
+      feeCompleteness: 'execution_only',
+    });
+    expect(presented.reading.feeNote).toMatch(/^Execution cost only: the operator fee could not be read/);
   });
 
   it('prices Polygon in POL and keeps its wallet fee equal to the execution cost', () => {
@@ -72,7 +134,14 @@ describe('presentNetwork', () => {
     const readAt = NOW - 95_000;
     const { reading } = presentNetwork(
       getL2Network('arbitrum'),
-      { status: 'last-good', gasPriceWei: parseGwei('0.01'), l1FeeWei: null, readAt, ...NO_SUGGESTION },
+      {
+        status: 'last-good',
+        gasPriceWei: parseGwei('0.01'),
+        l1FeeWei: null,
+        operatorFee: null,
+        readAt,
+        ...NO_SUGGESTION,
+      },
       PRICES,
       NOW,
     );
@@ -115,7 +184,14 @@ describe('presentNetwork', () => {
   it('serves null numbers with the network facts when no reading exists', () => {
     const { reading } = presentNetwork(
       getL2Network('polygon'),
-      { status: 'unavailable', gasPriceWei: null, l1FeeWei: null, readAt: null, ...NO_SUGGESTION },
+      {
+        status: 'unavailable',
+        gasPriceWei: null,
+        l1FeeWei: null,
+        operatorFee: null,
+        readAt: null,
+        ...NO_SUGGESTION,
+      },
       PRICES,
       NOW,
     );
@@ -158,6 +234,7 @@ describe('selectL2SnapshotRows', () => {
       nativeUsd: usd === null ? null : 3000,
       gasPriceWei: status === 'unavailable' ? null : 10_000_000n,
       l1FeeWei: null,
+      operatorFee: null,
       l1FeeReadAt: null,
       l1ComponentWei: null,
       priceStale,

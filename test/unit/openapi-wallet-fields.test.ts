@@ -34,5 +34,8 @@ describe('OpenAPI documents the wallet-grade fields (SPEC.md extensions 16 and 1
     }
     expect(l2.maxPriorityFeePerGas?.description).toMatch(/25 gwei/);
     expect(l2.estimatedL1GasUnits?.description).toMatch(/gasEstimateL1Component/);
+    expect(l2.estimatedL1GasUnits?.description).toMatch(/padd/);
+    expect(l2.estimatedOperatorFeeUsd?.description).toMatch(/getOperatorFee\(21000\)/);
+    expect(l2.estimatedWalletFeeUsd?.description).toMatch(/operator fee/);
   });
 });

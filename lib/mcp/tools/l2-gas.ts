@@ -10,8 +10,8 @@ export const l2GasTool = defineTool({
   title: 'Layer 2 gas',
   description:
     'Current gas price (gwei) on Arbitrum, Optimism, Base and Polygon with the USD cost of a 21,000-gas ' +
-    'transfer; for the OP Stack networks (Optimism, Base) also the L1 data fee read live from the chain ' +
-    'gas price oracle and the resulting wallet fee. Polygon gas is paid in POL. Each `feeNote` says what ' +
+    'transfer; for the OP Stack networks (Optimism, Base) also the L1 data fee and the operator fee read ' +
+    'live from the chain gas price oracle and the resulting wallet fee. Polygon gas is paid in POL. Each `feeNote` says what ' +
     'the figures include and any degradation. Give `network` for one network, omit it for all four.',
   input: {
     network: enumArgument('network', L2_NETWORK_IDS, 'One L2 network; omit for all four.').optional(),
@@ -40,7 +40,7 @@ export const l2GasTool = defineTool({
         fee === null
           ? 'USD cost unknown'
           : n.feeCompleteness === 'execution_only'
-            ? `transfer about $${fee} in execution alone (execution_only: its L1 part comes on top)`
+            ? `transfer about $${fee} in execution alone (execution_only: its ${n.feeModel === 'rollup_op_stack' ? 'L1 data fee and operator fee come' : 'L1 part comes'} on top)`
             : `transfer about $${fee} (${n.feeCompleteness})`;
       return `${n.name}: ${n.gasPriceGwei} gwei${read}, ${feeText}.`;
     });

@@ -1,6 +1,7 @@
 import { formatGwei, parseGwei } from 'viem';
 import type { AppDeps } from '../../deps';
 import { getL2Network, type L2NetworkId } from '../../l2/networks';
+import { computeOperatorFeeWei } from '../../l2/operator-fee';
 import { getL2Gas } from '../../services/l2-gas';
 import { ToolArgumentError, type ToolOutput, ToolUnavailableError } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
@@ -10,9 +11,9 @@ import { describeCost, l2Notes } from './transaction-cost-text';
 /**
  * Prices a transaction on an L2 at its gas price, or at what the suggested fee pair pays (base fee +
  * tip) when that is higher (Polygon's nodes refuse a tip under 25 gwei whatever a provider's gas price
- * says): OP Stack adds the L1 data fee of the representative transfer, Arbitrum its L1 component (the
- * NodeInterface's gas units at the base fee it computed them with), so both totals are complete; the
- * fee pair is the chain's own suggestion.
+ * says): OP Stack adds the L1 data fee of the representative transfer and the operator fee of gasLimit
+ * gas, Arbitrum its L1 component (the NodeInterface's gas units at the base fee it computed them
+ * with), so both totals are complete; the fee pair is the chain's own suggestion.
  */
 export async function estimateL2(
   deps: AppDeps,
@@ -54,17 +55,28 @@ export async function estimateL2(
     : network.hasL1GasUnits
       ? { wei: snapshot.l1ComponentWei }
       : ('none' as const);
+  // Exact for gasLimit: the oracle's own answer at 21,000 gas, else its formula on the read parameters.
+  const operatorFee = network.hasL1DataFee
+    ? {
+        wei:
+          snapshot.operatorFee === null
+            ? null
+            : computeOperatorFeeWei(BigInt(args.gasLimit), snapshot.operatorFee),
+      }
+    : undefined;
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
     gasPriceWei: priceWei,
     nativeUsd: reading.nativeUsd,
     l1DataFee,
+    ...(operatorFee ? { operatorFee } : {}),
   });
   // The data's time is its oldest part's: a kept L1 fee read before the gas price counts.
   const dataTime = Math.min(snapshot.fetchedAt, snapshot.l1FeeReadAt ?? snapshot.fetchedAt);
   const updatedAt = new Date(dataTime).toISOString();
   const readAt = new Date(snapshot.fetchedAt).toISOString();
-  const complete = !(network.hasL1DataFee || network.hasL1GasUnits) || cost.l1DataFee !== null;
+  // Every part that applies is known exactly when the total is.
+  const complete = cost.total !== null;
   const data = {
     network: network.id,
     networkName: network.name,
@@ -88,6 +100,8 @@ export async function estimateL2(
       readAt,
       l1FeeReadAt: snapshot.l1FeeReadAt === null ? null : new Date(snapshot.l1FeeReadAt).toISOString(),
       tierGiven: args.tier,
+      gasLimit: args.gasLimit,
+      operatorFeeRead: snapshot.operatorFee !== null,
       cost,
       pairPrice:
         priceWei === snapshot.gasPriceWei ? null : { gwei: Number(formatGwei(priceWei)), belowMinimum },

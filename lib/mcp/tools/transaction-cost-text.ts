@@ -50,6 +50,9 @@ export interface L2NoteInput {
   /** When the L1 data fee was read, if before the gas price (the oracle's last good answer). */
   l1FeeReadAt?: string | null;
   tierGiven: string | undefined;
+  gasLimit: number;
+  /** OP Stack: whether the operator fee was read (it may still not be derivable for gasLimit). */
+  operatorFeeRead: boolean;
   cost: TransactionCost;
   /**
    * The price per gas of base fee + tip (gwei) when it, not the gas price, prices the estimate, and
@@ -87,9 +90,10 @@ export function l2Notes(input: L2NoteInput): string[] {
             `${l1FeeReadAt ? `at ${l1FeeReadAt} (its last good answer: it did not answer at the reading of ${readAt})` : status === 'last-good' ? 'with the last good reading' : 'live'} from the ` +
             'GasPriceOracle predeploy (getL1Fee) and paid in ETH. It depends on the transaction size in bytes, not ' +
             'on gasLimit: a contract call with more calldata pays a larger L1 fee than shown.'
-        : 'The L1 data fee could not be read from the GasPriceOracle just now: total is unknown and a real ' +
-            'transaction costs more than the execution figure.',
+        : 'The L1 data fee could not be read from the GasPriceOracle just now, nor the operator fee read with ' +
+            'it: total is unknown and a real transaction costs more than the execution figure.',
     );
+    if (cost.l1DataFee) notes.push(operatorFeeNote(input));
   } else if (network.feeModel === 'rollup_arbitrum_nitro') {
     notes.push(
       cost.l1DataFee
@@ -115,6 +119,26 @@ export function l2Notes(input: L2NoteInput): string[] {
   return notes;
 }
 
+/** What an OP Stack estimate's operator fee is, or why it is missing. */
+function operatorFeeNote({ cost, gasLimit, operatorFeeRead }: L2NoteInput): string {
+  if (cost.operatorFee) {
+    const how =
+      gasLimit === 21_000
+        ? "the GasPriceOracle's getOperatorFee(21000) answer"
+        : "the GasPriceOracle's formula (the one that reproduces its getOperatorFee(21000) answer) applied to " +
+          "gasLimit with the chain's operator fee scalar and constant (L1Block)";
+    return (
+      `operatorFee is the operator fee of ${gasLimit} gas, ${how}, read with the L1 data fee and paid in ETH; ` +
+      'it is 0 while the chain operator sets none. The chain charges it on the gas limit and refunds it down ' +
+      'to the gas used, so it is an upper bound.'
+    );
+  }
+  return operatorFeeRead
+    ? "The operator fee of this gas limit could not be derived: the chain's getOperatorFee(21000) answer " +
+        'matches neither known formula (Isthmus, Jovian) for its parameters, so total is unknown.'
+    : 'The operator fee could not be read from the GasPriceOracle just now: total is unknown.';
+}
+
 // Plain decimals: a model relays 0.000000125 ETH more reliably than 1.25e-7.
 const plain = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 12, useGrouping: false });
 // A price per gas to send, to the wei whatever its size (1234.567891234 gwei has 13 digits).
@@ -134,6 +158,7 @@ export function describeCost(data: {
   gasPriceGwei: number;
   execution: FeeAmount;
   l1DataFee: FeeAmount | null;
+  operatorFee?: FeeAmount | null;
   blobFee: FeeAmount | null;
   total: FeeAmount | null;
   feeCompleteness: string;
@@ -146,6 +171,9 @@ export function describeCost(data: {
   const head = `${data.gasLimit} gas on ${data.networkName} at ${at}`;
   const parts = [`execution ${formatAmount(data.execution, data.nativeToken)}`];
   if (data.l1DataFee) parts.push(`L1 data fee ${formatAmount(data.l1DataFee, 'ETH')}`);
+  // A zero operator fee (no operator sets one yet) adds nothing to the sentence; the data carries it.
+  if (data.operatorFee && data.operatorFee.wei !== '0')
+    parts.push(`operator fee ${formatAmount(data.operatorFee, 'ETH')}`);
   if (data.blobFee) parts.push(`blob gas ${formatAmount(data.blobFee, data.nativeToken)}`);
   let cost: string;
   if (!data.total) cost = `${parts.join(' + ')}; total unknown (a part is unavailable, see notes)`;

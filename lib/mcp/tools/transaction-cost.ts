@@ -44,6 +44,12 @@ export const transactionCostOutput = {
       'l1GasUnits x the L2 base fee the NodeInterface returned with them (the fee Nitro charges gas at; an ' +
       "estimate including Nitro's 10 % padding of the L1 cost). Null elsewhere or when it could not be read or priced.",
   ),
+  operatorFee: FeeAmountSchema.nullable().describe(
+    'Optimism, Base: the operator fee (since Isthmus) of gasLimit gas, paid in ETH, exact to the wei: the ' +
+      "GasPriceOracle's getOperatorFee(21000) for 21,000 gas, else its formula applied to gasLimit with the " +
+      "chain's operator fee parameters. Charged on the gas limit and refunded down to the gas used, so an " +
+      'upper bound; 0 while the operator sets none. Null elsewhere or when it could not be read or derived.',
+  ),
   l1GasUnits: z
     .number()
     .int()
@@ -60,7 +66,7 @@ export const transactionCostOutput = {
     'blobs x 131,072 blob gas x blobGasPriceGwei; null without blobs.',
   ),
   total: FeeAmountSchema.nullable().describe(
-    'execution + l1DataFee + blobFee; null when a part applies but is unknown.',
+    'execution + l1DataFee + operatorFee + blobFee; null when a part applies but is unknown.',
   ),
   feeCompleteness: z.enum(['execution_only', 'full_estimate']),
   notes: z.array(z.string()).describe('What the figures include and how far to trust them.'),
@@ -83,7 +89,8 @@ export const transactionCostTool = defineTool({
     'the low, average (default) or high tier, or on Arbitrum, Optimism, Base or Polygon at the current ' +
     'gas price: in gwei, in the native token (ETH; POL on Polygon) and in USD, with the ready-to-send ' +
     '`maxFeePerGas` / `maxPriorityFeePerGas` and (mainnet) the expected wait. On Optimism and Base the ' +
-    'L1 data fee of a representative ETH transfer is added, on Arbitrum its L1 gas units, and on mainnet ' +
+    'L1 data fee of a representative ETH transfer and the operator fee of the gas limit are added, on ' +
+    'Arbitrum its L1 gas units, and on mainnet ' +
     '`blobs` prices a blob transaction; read `notes` for what each figure includes.',
   input: {
     gasLimit: gasLimitArgument,

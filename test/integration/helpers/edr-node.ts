@@ -16,6 +16,8 @@ export interface EdrNode {
   chainId: number;
   /** How many JSON-RPC requests the HTTP server answered, by method. */
   requests: Map<string, number>;
+  /** The methods each HTTP request carried (a batch: several), in order; tests may clear it. */
+  httpRequests: string[][];
   close(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function startEdrNode(
     await provider.request({ method: 'hardhat_mine', params: [`0x${(floor + 10).toString(16)}`, '0x0'] });
   }
   const requests = new Map<string, number>();
+  const httpRequests: string[][] = [];
 
   const answer = async (message: unknown) => {
     const {
@@ -74,6 +77,8 @@ export async function startEdrNode(
       res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify(parseError));
       return;
     }
+    const methodOf = (message: unknown) => String((message as { method?: unknown } | null)?.method);
+    httpRequests.push(Array.isArray(body) ? body.map(methodOf) : [methodOf(body)]);
     const reply = Array.isArray(body) ? await Promise.all(body.map(answer)) : await answer(body);
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(reply));
   });
@@ -85,6 +90,7 @@ export async function startEdrNode(
     provider,
     chainId,
     requests,
+    httpRequests,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));

@@ -30,3 +30,17 @@ export async function setL1OracleState(provider: EthereumProvider, state: L1Orac
   await set(3, packed);
   await set(7, state.blobBaseFee);
 }
+
+/**
+ * Writes the operator fee parameters into L1Block, as the L1-attributes deposit does since Isthmus:
+ * slot 8 packs operatorFeeConstant (uint64, bits 0-63) and operatorFeeScalar (uint32, bits 64-95).
+ */
+export async function setOperatorFeeParams(
+  provider: EthereumProvider,
+  params: { scalar: bigint; constant: bigint },
+): Promise<void> {
+  await provider.request({
+    method: 'hardhat_setStorageAt',
+    params: [L1_BLOCK_ADDRESS, toHex(8), toHex((params.scalar << 64n) | params.constant, { size: 32 })],
+  });
+}

@@ -1,0 +1,162 @@
+import { decodeFunctionData, type Hex, parseAbi, parseEther, toHex } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { computeOperatorFeeWei } from '../../lib/l2/operator-fee';
+import { GAS_PRICE_ORACLE_ADDRESS } from '../../lib/upstream/op-l1-fee';
+import {
+  L1_BLOCK_ADDRESS,
+  OperatorFeeError,
+  readOperatorFee,
+  readOpStackFees,
+} from '../../lib/upstream/op-operator-fee';
+
+const abi = parseAbi([
+  'function getL1Fee(bytes _data) view returns (uint256)',
+  'function getOperatorFee(uint256 _gasUsed) view returns (uint256)',
+  'function operatorFeeScalar() view returns (uint32)',
+  'function operatorFeeConstant() view returns (uint64)',
+]);
+const word = (value: bigint) => toHex(value, { size: 32 });
+
+/** An RPC answering each eth_call by the function it calls, and recording the calls. */
+function oracle(
+  answers: Partial<
+    Record<'getL1Fee' | 'getOperatorFee' | 'operatorFeeScalar' | 'operatorFeeConstant', unknown>
+  >,
+) {
+  const seen: Array<{ to: string; name: string; args: readonly unknown[] | undefined }> = [];
+  const call = async (method: string, params: unknown[]) => {
+    expect(method).toBe('eth_call');
+    const [request, block] = params as [{ to: string; data: Hex }, string];
+    expect(block).toBe('latest');
+    const { functionName, args } = decodeFunctionData({ abi, data: request.data });
+    seen.push({ to: request.to, name: functionName, args });
+    const answer = answers[functionName];
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
+  return { call, seen };
+}
+
+describe('computeOperatorFeeWei', () => {
+  it("returns the oracle's own answer for the 21,000-gas transfer, whatever the parameters", () => {
+    expect(
+      computeOperatorFeeWei(21_000n, { transferFeeWei: 123n, params: { scalar: 9n, constant: 0n } }),
+    ).toBe(123n);
+  });
+
+  it('applies the Isthmus formula (gas x scalar / 1e6 + constant, rounded down) when it matches', () => {
+    const params = { scalar: 1_234_567n, constant: 1_000_000_007n };
+    // 21,000 x 1,234,567 / 1e6 = 25,925.907 -> 25,925.
+    const reading = { transferFeeWei: 1_000_025_932n, params };
+    expect(computeOperatorFeeWei(100_000n, reading)).toBe(123_456n + 1_000_000_007n);
+    // 810 x 1,234,567 / 1e6 = 999.999 -> 999: rounded down, as the contract divides.
+    expect(computeOperatorFeeWei(810n, reading)).toBe(999n + 1_000_000_007n);
+  });
+
+  it('applies the Jovian formula (gas x scalar x 100 + constant) when it matches', () => {
+    const reading = { transferFeeWei: 2_506_300_000n, params: { scalar: 3n, constant: 2_500_000_000n } };
+    expect(computeOperatorFeeWei(500_000n, reading)).toBe(500_000n * 3n * 100n + 2_500_000_000n);
+  });
+
+  it('gives the constant at any gas when the scalar is 0 (both formulas agree), and 0 with no fee set', () => {
+    expect(
+      computeOperatorFeeWei(30_000_000n, { transferFeeWei: 42n, params: { scalar: 0n, constant: 42n } }),
+    ).toBe(42n);
+    expect(computeOperatorFeeWei(77_777n, { transferFeeWei: 0n, params: { scalar: 0n, constant: 0n } })).toBe(
+      0n,
+    );
+  });
+
+  it("is null, not a guess, when neither formula gives the oracle's answer", () => {
+    expect(
+      computeOperatorFeeWei(50_000n, {
+        transferFeeWei: 999n,
+        params: { scalar: 3n, constant: 2_500_000_000n },
+      }),
+    ).toBeNull();
+  });
+});
+
+describe('readOperatorFee', () => {
+  it('asks getOperatorFee(21000) of the GasPriceOracle and the parameters of L1Block', async () => {
+    const { call, seen } = oracle({
+      getOperatorFee: word(2_506_300_000n),
+      operatorFeeScalar: word(3n),
+      operatorFeeConstant: word(2_500_000_000n),
+    });
+    expect(await readOperatorFee(call)).toEqual({
+      transferFeeWei: 2_506_300_000n,
+      params: { scalar: 3n, constant: 2_500_000_000n },
+    });
+    expect(seen).toEqual([
+      { to: GAS_PRICE_ORACLE_ADDRESS, name: 'getOperatorFee', args: [21_000n] },
+      { to: L1_BLOCK_ADDRESS, name: 'operatorFeeScalar', args: undefined },
+      { to: L1_BLOCK_ADDRESS, name: 'operatorFeeConstant', args: undefined },
+    ]);
+  });
+
+  it('takes a zero fee as the valid answer of a chain whose operator sets none', async () => {
+    const { call } = oracle({
+      getOperatorFee: word(0n),
+      operatorFeeScalar: word(0n),
+      operatorFeeConstant: word(0n),
+    });
+    expect((await readOperatorFee(call)).transferFeeWei).toBe(0n);
+  });
+
+  it('fails on a revert (an oracle without getOperatorFee): a fault, not a zero', async () => {
+    const revert = Object.assign(new Error('execution reverted'), { code: 3 });
+    const { call } = oracle({
+      getOperatorFee: revert,
+      operatorFeeScalar: word(0n),
+      operatorFeeConstant: word(0n),
+    });
+    await expect(readOperatorFee(call)).rejects.toThrow('execution reverted');
+  });
+
+  it.each([
+    ['an empty answer (no code at the address)', { getOperatorFee: '0x' }],
+    ['a truncated word', { getOperatorFee: word(5n).slice(0, 40) }],
+    ['null', { getOperatorFee: null }],
+    ['an absurd fee', { getOperatorFee: word(parseEther('0.05') + 1n) }],
+    ['a scalar wider than uint32', { operatorFeeScalar: word(1n << 32n) }],
+    ['a constant wider than uint64', { operatorFeeConstant: word(1n << 64n) }],
+  ])('rejects %s', async (_label, bad) => {
+    const { call } = oracle({
+      getOperatorFee: word(1n),
+      operatorFeeScalar: word(0n),
+      operatorFeeConstant: word(1n),
+      ...bad,
+    });
+    await expect(readOperatorFee(call)).rejects.toThrow(OperatorFeeError);
+  });
+});
+
+describe('readOpStackFees', () => {
+  it('asks all four calls before any answer, so a batching client sends them in one round trip', async () => {
+    let asked = 0;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const answers: Record<string, Hex> = {
+      getL1Fee: word(41_234_567_890n),
+      getOperatorFee: word(0n),
+      operatorFeeScalar: word(0n),
+      operatorFeeConstant: word(0n),
+    };
+    const read = readOpStackFees(async (_method, params) => {
+      asked += 1;
+      await gate;
+      const { functionName } = decodeFunctionData({ abi, data: (params[0] as { data: Hex }).data });
+      return answers[functionName];
+    }, 10);
+    await Promise.resolve();
+    expect(asked).toBe(4);
+    release();
+    expect(await read).toEqual({
+      l1FeeWei: 41_234_567_890n,
+      operatorFee: { transferFeeWei: 0n, params: { scalar: 0n, constant: 0n } },
+    });
+  });
+});
