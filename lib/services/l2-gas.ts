@@ -1,24 +1,14 @@
-import { z } from 'zod';
 import type { AppDeps } from '../deps';
-import { isSaneGasPriceGwei, L2_NETWORKS, type L2Network, type L2NetworkId } from '../l2/networks';
+import { L2_NETWORKS, type L2Network, type L2NetworkId } from '../l2/networks';
 import type { OperatorFeeReading } from '../l2/operator-fee';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
-import { REFRESH_LEAD, readThrough, type SharedKind } from '../store/shared-read';
-import { weiToGwei } from '../units';
-import { readL2Network } from '../upstream/l2-gas-price';
-import { isSaneL1FeeWei } from '../upstream/op-l1-fee';
-import { isSaneOperatorFeeWei } from '../upstream/op-operator-fee';
-import { RpcPoolError } from '../upstream/rpc-errors';
+import { REFRESH_LEAD } from '../store/shared-read';
 import { getTokenPrice } from './eth-price';
+import { L2_GAS_DEGRADED_TTL_MS, L2_GAS_TTL_MS, readFacts } from './l2-network-entry';
 
-/** SPEC.md 4.3: L2 gas refreshes every 60 seconds. */
-export const L2_GAS_TTL_MS = 60_000;
-/** A degraded answer (a network or a price missing) is retried sooner than a complete one. */
-export const L2_GAS_DEGRADED_TTL_MS = 15_000;
-/** A network's last good reading is served for at most this long after every provider failed. */
-export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
+export { L2_GAS_DEGRADED_TTL_MS, L2_GAS_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from './l2-network-entry';
 export const L2_GAS_CACHE_KEY = 'l2-gas';
 
 /** The per-network figures the snapshot job stores (SPEC.md 2.11, decision 15). */
@@ -66,63 +56,6 @@ export interface L2GasResult {
   /** True when any network, oracle fee or price is missing or stale; such answers are cached briefly. */
   degraded: boolean;
 }
-
-// What a network's shared entry holds; validated on every read: the store is shared and may hold anything.
-const wei = z.string().regex(/^\d+$/);
-const StoredReadingSchema = z
-  .object({
-    gasPriceWei: wei,
-    l1FeeWei: wei.nullable(),
-    readAt: z.number().int().positive(),
-    // Readings stored before the fee suggestions existed lack these: they read as unknown.
-    baseFeeWei: wei.nullable().default(null),
-    suggestedTipWei: wei.nullable().default(null),
-    l1GasUnits: wei.nullable().default(null),
-    // Readings stored before the NodeInterface's base fee was kept lack it: their L1 component reads as unpriced.
-    l1GasBaseFeeWei: wei.nullable().default(null),
-    // OP Stack: the operator fee, read with the L1 fee. Readings stored before it was read lack it: their
-    // oracle fees read as incomplete until the entry is refreshed (within 15 s, as a degraded one).
-    operatorFee: z.object({ transferFeeWei: wei, scalar: wei, constant: wei }).nullable().default(null),
-    // When `l1FeeWei` (and `operatorFee`) were read, if before this reading: the oracle failed and its
-    // last good answers were kept.
-    l1FeeReadAt: z.number().int().positive().nullable().default(null),
-  })
-  .refine(
-    (reading) =>
-      reading.l1FeeReadAt === null || (reading.l1FeeWei !== null && reading.l1FeeReadAt <= reading.readAt),
-    'an L1 fee read after its reading',
-  );
-type StoredReading = z.infer<typeof StoredReadingSchema>;
-
-/**
- * The stored-reading schema of one network: a gas price in its sane range, the oracle fees in the
- * oracle's, the operator fee parameters in their types (uint32, uint64).
- */
-function storedReadingSchemaOf(network: L2Network) {
-  return StoredReadingSchema.refine(
-    (reading) =>
-      isSaneGasPriceGwei(network, weiToGwei(BigInt(reading.gasPriceWei))) &&
-      (reading.l1FeeWei === null || isSaneL1FeeWei(BigInt(reading.l1FeeWei))) &&
-      (reading.operatorFee === null ||
-        (isSaneOperatorFeeWei(BigInt(reading.operatorFee.transferFeeWei)) &&
-          BigInt(reading.operatorFee.scalar) < 1n << 32n &&
-          BigInt(reading.operatorFee.constant) < 1n << 64n)),
-    `reading outside the sane ${network.name} range`,
-  );
-}
-const toWei = (value: string | null) => (value === null ? null : BigInt(value));
-const fromWei = (value: bigint | null) => value?.toString() ?? null;
-const toOperatorFee = (stored: StoredReading['operatorFee']): OperatorFeeReading | null =>
-  stored && {
-    transferFeeWei: BigInt(stored.transferFeeWei),
-    params: { scalar: BigInt(stored.scalar), constant: BigInt(stored.constant) },
-  };
-const fromOperatorFee = (fee: OperatorFeeReading | null): StoredReading['operatorFee'] =>
-  fee && {
-    transferFeeWei: fee.transferFeeWei.toString(),
-    scalar: fee.params.scalar.toString(),
-    constant: fee.params.constant.toString(),
-  };
 
 /**
  * Returns the four L2 networks (SPEC.md 2.10), cached 60 s per process with concurrent callers
@@ -225,102 +158,6 @@ async function readPrices(deps: AppDeps, networks: readonly L2Network[]): Promis
 /** Whether a network's USD figures use a last good price: its native token's, or ETH's for its L1 fee. */
 function usesStalePrice(network: L2Network, prices: ReadPrices): boolean {
   return prices.stale[network.nativeToken] || (network.hasL1DataFee && prices.stale.ETH);
-}
-
-/** A network as a shared data kind: its gas price, fee suggestion (and OP Stack oracle fees, Arbitrum L1 gas) from its providers. */
-function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReading> {
-  return {
-    key: `l2-gas:${network.id}`,
-    schema: storedReadingSchemaOf(network),
-    freshMs: L2_GAS_TTL_MS,
-    // An OP Stack reading without live oracle fees is retried as soon as a degraded answer is.
-    freshMsOf: (v) =>
-      network.hasL1DataFee && (v.l1FeeWei === null || v.operatorFee === null || v.l1FeeReadAt !== null)
-        ? L2_GAS_DEGRADED_TTL_MS
-        : L2_GAS_TTL_MS,
-    async read(previous) {
-      try {
-        const live = await readL2Network(deps, network);
-        // The oracle alone failed: its last good fees (at most 5 minutes old) stand, with their time.
-        const earlier =
-          network.hasL1DataFee && live.l1FeeWei === null ? lastGoodOracleFees(previous, live.readAt) : null;
-        const value = {
-          gasPriceWei: live.gasPriceWei.toString(),
-          l1FeeWei: earlier ? earlier.l1FeeWei : fromWei(live.l1FeeWei),
-          operatorFee: earlier ? earlier.operatorFee : fromOperatorFee(live.operatorFee),
-          readAt: live.readAt,
-          baseFeeWei: fromWei(live.baseFeeWei),
-          suggestedTipWei: fromWei(live.suggestedTipWei),
-          l1GasUnits: fromWei(live.l1GasUnits),
-          l1GasBaseFeeWei: fromWei(live.l1GasBaseFeeWei),
-          l1FeeReadAt: earlier ? earlier.readAt : null,
-        };
-        return { value, readAt: live.readAt };
-      } catch (error) {
-        // Only labels and failure kinds are logged: other error texts may embed a provider URL and its key.
-        const failures = error instanceof RpcPoolError ? error.failures : [{ kind: 'unexpected' }];
-        deps.log.warn('l2 network unavailable live', { network: network.id, failures });
-        throw error;
-      }
-    },
-  };
-}
-
-/**
- * A stored reading's oracle fees (L1 data fee and operator fee, both: a wallet pays both) and when they
- * were read, if that was at most 5 minutes before `now`.
- */
-function lastGoodOracleFees(
-  reading: StoredReading | null,
-  now: number,
-): { l1FeeWei: string; operatorFee: NonNullable<StoredReading['operatorFee']>; readAt: number } | null {
-  if (!reading || reading.l1FeeWei === null || reading.operatorFee === null) return null;
-  const readAt = reading.l1FeeReadAt ?? reading.readAt;
-  const age = now - readAt;
-  return age >= 0 && age <= L2_LAST_GOOD_MAX_AGE_MS
-    ? { l1FeeWei: reading.l1FeeWei, operatorFee: reading.operatorFee, readAt }
-    : null;
-}
-
-/** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */
-async function readFacts(
-  deps: AppDeps,
-  network: L2Network,
-  options: { notBefore?: number },
-): Promise<NetworkFacts> {
-  const shared = await readThrough(deps, networkKind(deps, network), options);
-  const reading = shared.value;
-  const age = reading ? deps.now() - reading.readAt : Number.POSITIVE_INFINITY;
-  if (!reading || age > L2_LAST_GOOD_MAX_AGE_MS) {
-    return {
-      status: 'unavailable',
-      gasPriceWei: null,
-      l1FeeWei: null,
-      operatorFee: null,
-      readAt: null,
-      baseFeeWei: null,
-      suggestedTipWei: null,
-      l1GasUnits: null,
-      l1GasBaseFeeWei: null,
-      l1FeeReadAt: null,
-    };
-  }
-  // Oracle fees kept from an earlier reading are served while they are at most 5 minutes old.
-  const l1FeeReadAt = reading.l1FeeReadAt;
-  const l1FeeExpired = l1FeeReadAt !== null && deps.now() - l1FeeReadAt > L2_LAST_GOOD_MAX_AGE_MS;
-  return {
-    // A failed refresh makes the kept reading a last good one, even while it is younger than 60 s.
-    status: age < L2_GAS_TTL_MS && !shared.failure ? 'live' : 'last-good',
-    gasPriceWei: BigInt(reading.gasPriceWei),
-    l1FeeWei: l1FeeExpired ? null : toWei(reading.l1FeeWei),
-    operatorFee: l1FeeExpired ? null : toOperatorFee(reading.operatorFee),
-    l1FeeReadAt: l1FeeExpired ? null : l1FeeReadAt,
-    readAt: reading.readAt,
-    baseFeeWei: toWei(reading.baseFeeWei),
-    suggestedTipWei: toWei(reading.suggestedTipWei),
-    l1GasUnits: toWei(reading.l1GasUnits),
-    l1GasBaseFeeWei: toWei(reading.l1GasBaseFeeWei),
-  };
 }
 
 function toSnapshot(p: PresentedNetwork, priceStale: boolean): L2NetworkSnapshot {
