@@ -1,5 +1,11 @@
 import { BPO2, GAS_PER_BLOB } from './blob-market';
-import { loadRealBlobBlocks, loadRealBlockFees, loadRealTipBlocks, type TipSample } from './shared-data';
+import {
+  loadRealBlobBlocks,
+  loadRealBlockFees,
+  loadRealTipBlocks,
+  loadSubGweiHourlyBaseFees,
+  type TipSample,
+} from './shared-data';
 
 export type { TipSample } from './shared-data';
 
@@ -67,24 +73,57 @@ export function impliedGasUsedRatio(baseFee: bigint, next: bigint): number {
 }
 
 /**
+ * How the simulated mainnet prices its blocks. `late-2023` (the default): the real blocks of late 2023,
+ * base fees about 30 gwei and tips mostly 0.1 to 50 gwei. `sub-gwei-2026`: today's chain (SUB_GWEI_2026):
+ * the same blocks' shape at the real base-fee level of January 2026 and tips a thousandth of theirs.
+ */
+export type MainnetRegime = 'late-2023' | 'sub-gwei-2026';
+
+/**
+ * The sub-gwei regime. The base fee sits at the real hourly median of `level` (0.0504 gwei, 2026-01-21
+ * 07:00Z, near the sample's median of 0.044: mainnet_basefee_hourly_median_2026-01-07_2026-01-21.csv);
+ * a seeded history of that sample ends at the same hour (seedRealHistory), so the live reading carries
+ * on from the stored one. shared/data has no per-transaction tips of 2026: tips are the real late-2023
+ * distributions divided by `tipDivisor`, which puts the 70th / 90th / 99th percentile tips the tiers
+ * are built on at about 0.003 / 0.02 / 0.05 gwei and the lowest at 0 to 0.0001 gwei (an assumption,
+ * not a measurement).
+ */
+export const SUB_GWEI_2026 = { level: Date.parse('2026-01-21T07:00:00Z'), tipDivisor: 1000n } as const;
+
+/** The base fee, in wei, that the sub-gwei regime's block cycle averages: the real hour SUB_GWEI_2026.level. */
+function subGweiLevelWei(): bigint {
+  const hour = loadSubGweiHourlyBaseFees().find((h) => h.time === SUB_GWEI_2026.level);
+  if (!hour) throw new Error('no 2026 hourly base fee at the sub-gwei level hour');
+  return BigInt(Math.round(hour.baseFeeGwei * 1e9));
+}
+
+/**
  * Mainnet: a 10-block cycle of real blocks (18677346-49 and 18677376-81, late Nov 2023) with their real
  * base fees and gas-used ratios; where the cycle joins two runs, the ratio is the one EIP-1559 implies
  * for the step, so every block's next base fee follows from its ratio. Tips alternate between the real
  * effective-tip distributions of blocks 17173049 and 17173050. The blob fields are real too: 720
  * consecutive blocks from 2026-01-19 (BPO2: max 21 blobs; EIP-7918 reserve price binding), their blob gas
  * used, excess blob gas and blob base fee, run forwards then backwards so the cycle never jumps.
+ * `sub-gwei-2026` scales every base fee by one factor (the cycle's mean becomes the 2026 level; EIP-1559
+ * steps are relative, so the gas-used ratios still fit) and divides every tip by SUB_GWEI_2026.tipDivisor.
  */
-function createMainnetProfile(): ChainProfile {
+function createMainnetProfile(regime: MainnetRegime): ChainProfile {
   const blocks = loadRealBlockFees();
+  const sum = blocks.reduce((total, block) => total + block.baseFee, 0n);
+  const [times, per] =
+    regime === 'sub-gwei-2026' ? [subGweiLevelWei() * BigInt(blocks.length), sum] : [1n, 1n];
   const cycle = blocks.map((block, i) => {
     const following = blocks[(i + 1) % blocks.length]!;
     const ratio =
       following.number === block.number + 1
         ? block.gasUsedRatio
         : impliedGasUsedRatio(block.baseFee, following.baseFee);
-    return { baseFee: block.baseFee, gasUsedRatio: ratio };
+    return { baseFee: (block.baseFee * times) / per, gasUsedRatio: ratio };
   });
-  const tipBlocks = loadRealTipBlocks();
+  const divisor = regime === 'sub-gwei-2026' ? SUB_GWEI_2026.tipDivisor : 1n;
+  const tipBlocks = loadRealTipBlocks().map((samples) =>
+    samples.map((sample) => ({ tip: sample.tip / divisor, weight: sample.weight })),
+  );
   const forward = loadRealBlobBlocks().slice(0, 720);
   const blobCycle = [...forward, ...forward.slice(1, -1).reverse()];
   const maxBlobGas = Number(BPO2.maxBlobs * GAS_PER_BLOB);
@@ -206,10 +245,21 @@ function createL2Profiles(): ChainProfile[] {
 }
 
 let profiles: Map<ChainProfile['name'], ChainProfile> | undefined;
+let subGweiMainnet: ChainProfile | undefined;
 
-/** The profile of a chain; the real data is read from disk once per process. */
-export function getChainProfile(name: ChainProfile['name']): ChainProfile {
-  profiles ??= new Map([createMainnetProfile(), ...createL2Profiles()].map((p) => [p.name, p]));
+/**
+ * The profile of a chain; the real data is read from disk once per process. `regime` picks mainnet's
+ * fee level (the L2 chains have one each).
+ */
+export function getChainProfile(
+  name: ChainProfile['name'],
+  regime: MainnetRegime = 'late-2023',
+): ChainProfile {
+  if (name === 'mainnet' && regime === 'sub-gwei-2026') {
+    subGweiMainnet ??= createMainnetProfile(regime);
+    return subGweiMainnet;
+  }
+  profiles ??= new Map([createMainnetProfile('late-2023'), ...createL2Profiles()].map((p) => [p.name, p]));
   const profile = profiles.get(name);
   if (!profile) throw new Error(`no chain profile ${name}`);
   return profile;

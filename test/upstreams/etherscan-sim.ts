@@ -1,6 +1,6 @@
 import { formatGwei } from 'viem';
 import { ChainModel, type ChainView, computeRewardPercentiles, HEALTHY_VIEW } from './chain-model';
-import { getChainProfile } from './chain-profiles';
+import { getChainProfile, type MainnetRegime } from './chain-profiles';
 import type { Sim } from './sim';
 import { jsonReply, type SimReply, type SimRequest, startSimServer } from './sim-server';
 
@@ -58,13 +58,14 @@ function computeOracle(model: ChainModel, view: ChainView): GasOracleResult {
   };
 }
 
-/** Starts the Etherscan simulator; its `url` is `${origin}/v2/api`. */
+/** Starts the Etherscan simulator, on the same mainnet as the RPC providers; its `url` is `${origin}/v2/api`. */
 export async function startEtherscanSim(options: {
   now: () => number;
   port?: number;
   apiKey?: string;
+  regime?: MainnetRegime;
 }): Promise<EtherscanSim> {
-  const model = new ChainModel(getChainProfile('mainnet'), options.now);
+  const model = new ChainModel(getChainProfile('mainnet', options.regime), options.now);
   let apiKey = options.apiKey;
   let override: Partial<Record<keyof GasOracleResult, string | number | null>> | undefined;
 

@@ -1,3 +1,4 @@
+import type { MainnetRegime } from './chain-profiles';
 import { type CoinbaseSim, startCoinbaseSim } from './coinbase-sim';
 import { type CoinGeckoSim, startCoinGeckoSim } from './coingecko-sim';
 import { type EtherscanSim, startEtherscanSim } from './etherscan-sim';
@@ -6,6 +7,7 @@ import { type RpcSim, startRpcSim } from './rpc-sim';
 import type { Sim } from './sim';
 
 export type { FixedFeeHistory } from './chain-model';
+export { type MainnetRegime, SUB_GWEI_2026 } from './chain-profiles';
 export type { CoinbaseSim } from './coinbase-sim';
 export type { CoinGeckoSim } from './coingecko-sim';
 export type { EtherscanSim, GasOracleResult } from './etherscan-sim';
@@ -47,6 +49,11 @@ export interface StartUpstreamsOptions {
   basePort?: number;
   /** API key the Etherscan simulator requires (and `env` carries); null accepts any or none. */
   etherscanApiKey?: string | null;
+  /**
+   * Mainnet's fee level, on every mainnet provider and the explorer: `late-2023` (default, about 30
+   * gwei) or `sub-gwei-2026` (today's chain: a base fee of about 0.05 gwei, tips of 0.0001-0.05 gwei).
+   */
+  mainnetRegime?: MainnetRegime;
 }
 
 const MAINNET_PROVIDERS = 3;
@@ -61,8 +68,9 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
   let keyIndex = 0;
   const secret = () => `sim-secret-key-${String(++keyIndex).padStart(2, '0')}`;
 
+  const regime = options.mainnetRegime;
   const rpc = (chain: RpcSim['chain'], count: number) =>
-    Array.from({ length: count }, () => startRpcSim(chain, secret(), { now, port: port() }));
+    Array.from({ length: count }, () => startRpcSim(chain, secret(), { now, port: port(), regime }));
   const etherscanKey =
     options.etherscanApiKey === null ? undefined : (options.etherscanApiKey ?? ETHERSCAN_SIM_KEY);
 
@@ -72,6 +80,7 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
     now,
     port: port(),
     ...(etherscanKey ? { apiKey: etherscanKey } : {}),
+    regime,
   });
   const coingeckoStart = startCoinGeckoSim({ now, port: port() });
   const coinbaseStart = startCoinbaseSim({ now, port: port() });

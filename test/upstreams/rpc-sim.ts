@@ -1,5 +1,10 @@
 import { type BlobSupport, ChainModel, type ChainView, type FixedFeeHistory } from './chain-model';
-import { type ChainProfile, getChainProfile, type OperatorFeeState } from './chain-profiles';
+import {
+  type ChainProfile,
+  getChainProfile,
+  type MainnetRegime,
+  type OperatorFeeState,
+} from './chain-profiles';
 import type { FaultSet } from './faults';
 import { answerRpcCall, RpcError } from './rpc-methods';
 import type { Sim } from './sim';
@@ -129,13 +134,13 @@ function createRpcRoutes(model: ChainModel, secret: string): SimRoutes {
   };
 }
 
-/** Starts one JSON-RPC provider of `chain` whose URL path carries `secret`. */
+/** Starts one JSON-RPC provider of `chain` whose URL path carries `secret`; `regime` sets mainnet's fee level. */
 export async function startRpcSim(
   chain: ChainName,
   secret: string,
-  options: { now: () => number; port?: number },
+  options: { now: () => number; port?: number; regime?: MainnetRegime },
 ): Promise<RpcSim> {
-  const model = new ChainModel(getChainProfile(chain), options.now);
+  const model = new ChainModel(getChainProfile(chain, options.regime), options.now);
   const server = await startSimServer(createRpcRoutes(model, secret), options.port);
   const set = <K extends keyof ChainModel['overrides']>(key: K, value: ChainModel['overrides'][K]) => {
     if (value === undefined) delete model.overrides[key];

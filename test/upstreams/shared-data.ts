@@ -117,9 +117,9 @@ export function loadRealBlobBlocks(): RealBlobBlock[] {
   });
 }
 
-/** Real hourly median mainnet base fees (gwei), 2023-10-27 to 2024-02-13, oldest first. */
-export function loadHourlyBaseFees(): { time: number; baseFeeGwei: number }[] {
-  return readData('mainnet_basefee_hourly_median_2023-10-27_2024-02-13.csv')
+/** An hourly median base-fee CSV of shared/data (`timestamp_utc,unix_ts,base_fee_gwei,...`), oldest first. */
+function readHourlyBaseFees(name: string): { time: number; baseFeeGwei: number }[] {
+  return readData(name)
     .trim()
     .split('\n')
     .slice(1)
@@ -127,4 +127,17 @@ export function loadHourlyBaseFees(): { time: number; baseFeeGwei: number }[] {
       const [, unix, gwei] = line.split(',');
       return { time: Number(unix) * 1000, baseFeeGwei: Number(gwei) };
     });
+}
+
+/** Real hourly median mainnet base fees (gwei), 2023-10-27 to 2024-02-13, oldest first. */
+export function loadHourlyBaseFees(): { time: number; baseFeeGwei: number }[] {
+  return readHourlyBaseFees('mainnet_basefee_hourly_median_2023-10-27_2024-02-13.csv');
+}
+
+/**
+ * Real hourly median mainnet base fees (gwei) of today's sub-gwei chain, 2026-01-07T14Z to 2026-01-21T13Z,
+ * oldest first (SOURCES.md section E).
+ */
+export function loadSubGweiHourlyBaseFees(): { time: number; baseFeeGwei: number }[] {
+  return readHourlyBaseFees('mainnet_basefee_hourly_median_2026-01-07_2026-01-21.csv');
 }
