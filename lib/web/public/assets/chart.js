@@ -1,6 +1,6 @@
 // The chart (last 24 h of history, next 24 h of forecast, uncertainty band, low-fee windows) and the
 // ETH price sparkline, as hand-written SVG sized to their container so text stays legible on a phone.
-import { clock, clockDay, gwei, h, s, usd } from './dom.js';
+import { clock, clockDay, gwei, gweiEstimate, h, s, usd, weekdayUnlessToday } from './dom.js';
 
 const HOUR = 3_600_000;
 /** Tolerance behind a prediction's `confidence`: the chance the outcome lands within this factor. */
@@ -215,25 +215,31 @@ export function describeChart({ history, predictions, current, cheapestAt = null
     const values = predictions.map((p) => p.average);
     const windows = predictions.filter((p) => p.isLowFeeWindow).length;
     parts.push(
-      `The forecast for the next ${predictions.length} h ranges from ${gwei(Math.min(...values))} to ` +
-        `${gwei(Math.max(...values))} gwei, cheapest around ${clockDay(cheapest.timestamp)} ` +
-        `(${gwei(cheapest.average)} gwei); ${windows} ${windows === 1 ? 'hour is a' : 'hours are'} predicted low-fee ${windows === 1 ? 'window' : 'windows'}.`,
+      `The forecast for the next ${predictions.length} h ranges from ${gweiEstimate(Math.min(...values))} to ` +
+        `${gweiEstimate(Math.max(...values))} gwei, cheapest around ${clockDay(cheapest.timestamp)} ` +
+        `(${gweiEstimate(cheapest.average)} gwei); ${windows} ${windows === 1 ? 'hour is a' : 'hours are'} predicted low-fee ${windows === 1 ? 'window' : 'windows'}.`,
     );
   }
   return parts.join(' ');
 }
 
-/** Fills the forecast table (the chart's data as text). */
+/**
+ * Fills the forecast table (the chart's data as text). The likely range is an approximation (see
+ * bandOf): three digits say all it knows, and it stays on one line ("0.0583 – 0.0989"; at sub-gwei fees
+ * its four-digit ends wrapped over three lines of a phone's table, the dash alone on the middle one).
+ * On a phone an hour may break between its weekday and its time, never inside either.
+ */
 export function fillForecastTable(tbody, predictions) {
   tbody.replaceChildren(
     ...predictions.map((p) => {
       const band = bandOf(p);
+      const day = weekdayUnlessToday(p.timestamp);
       return h(
         'tr',
         {},
-        h('td', {}, clockDay(p.timestamp)),
-        h('td', {}, gwei(p.average)),
-        h('td', {}, `${gwei(band.low)} – ${gwei(band.high)}`),
+        h('td', {}, day && h('span', {}, day), day && ' ', h('span', {}, clock(p.timestamp))),
+        h('td', {}, gweiEstimate(p.average)),
+        h('td', { class: 'range' }, `${gweiEstimate(band.low, 3)} – ${gweiEstimate(band.high, 3)}`),
         h('td', {}, p.isLowFeeWindow ? 'yes' : ''),
       );
     }),

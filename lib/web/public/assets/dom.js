@@ -29,10 +29,31 @@ export function num(value, text) {
   return h('data', { value }, text);
 }
 
-/** Gwei with 4 significant digits, never losing sub-gwei precision (0.05335, 0.00125). */
+/**
+ * Gwei to 4 significant digits, never losing sub-gwei precision (0.05335, 0.00125). A figure that had
+ * to be rounded shows all four, a trailing zero included: 0.06880 beside 0.05021 and 0.1014, where
+ * "0.0688" read as a figure known to fewer digits. One that is exact in fewer digits shows as it is
+ * (66.5, a round tip of 0.003).
+ */
 export function gwei(value) {
+  return formatGwei(value, 4, false);
+}
+
+/**
+ * A forecast in gwei to `digits` significant digits, always all of them: the API rounds its forecasts
+ * already and none is exact, so 0.1550 sits in a column of 0.1119 and 0.09680 as their equal.
+ */
+export function gweiEstimate(value, digits = 4) {
+  return formatGwei(value, digits, true);
+}
+
+function formatGwei(value, digits, estimate) {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  return Number(value.toPrecision(4)).toLocaleString('en-US', { maximumFractionDigits: 9 });
+  const exact = !estimate && Number(value.toPrecision(digits)) === value;
+  return value.toLocaleString('en-US', {
+    maximumSignificantDigits: digits,
+    minimumSignificantDigits: exact ? 1 : digits,
+  });
 }
 
 /**
@@ -60,10 +81,15 @@ export function clock(iso) {
 
 /** Local clock time, with the weekday when it is not today ("Sat 07:00 AM"): an hour ahead may be tomorrow's. */
 export function clockDay(iso) {
+  const day = weekdayUnlessToday(iso);
+  return day ? `${day} ${clock(iso)}` : clock(iso);
+}
+
+/** The short local weekday ("Sat") of a time that is not today, else an empty string. */
+export function weekdayUnlessToday(iso) {
   const date = new Date(iso);
-  const time = clock(iso);
-  if (date.toDateString() === new Date().toDateString()) return time;
-  return `${date.toLocaleDateString([], { weekday: 'short' })} ${time}`;
+  if (date.toDateString() === new Date().toDateString()) return '';
+  return date.toLocaleDateString([], { weekday: 'short' });
 }
 
 /** Local clock time with seconds. */

@@ -1,6 +1,6 @@
 // Renders each section of the dashboard from the API payloads. Every function copes with a missing
 // payload (that feed failed) and with fields a newer or older API may or may not carry.
-import { age, badge, clockDay, clockSeconds, gwei, h, num, pct, usd } from './dom.js';
+import { age, badge, clockDay, clockSeconds, gwei, gweiEstimate, h, num, pct, usd } from './dom.js';
 
 export const TRANSFER_GAS = 21_000;
 export const SWAP_GAS = 65_000;
@@ -61,15 +61,15 @@ export function renderDecision(el, detail, dashboard, gas) {
   if (d.recommendation === 'wait') {
     // The hour waited for and its expected price (sudden jumps and past errors priced in), which can
     // differ from the cheapest point of the forecast below.
-    detail.textContent = `Waiting for around ${clockDay(d.nextBestAt)}: about ${gwei(d.expectedGas)} gwei expected, jump risk included, against ${gwei(now)} gwei now.`;
+    detail.textContent = `Waiting for around ${clockDay(d.nextBestAt)}: about ${gweiEstimate(d.expectedGas)} gwei expected, jump risk included, against ${gwei(now)} gwei now.`;
   } else if (cheapest) {
     // The decision's expected price there counts the risk of a fee jump before then: why a forecast
     // cheaper hour can still not be worth the wait.
     const expected =
       d.nextBestAt === cheapest.timestamp
-        ? `; with the risk of a fee jump before then, about ${gwei(d.expectedGas)} gwei is expected, too little saving to wait for`
+        ? `; with the risk of a fee jump before then, about ${gweiEstimate(d.expectedGas)} gwei is expected, too little saving to wait for`
         : '';
-    detail.textContent = `Cheapest predicted hour: around ${clockDay(cheapest.timestamp)}, ${gwei(cheapest.gasPrices.average)} gwei against ${gwei(now)} gwei now${expected}.`;
+    detail.textContent = `Cheapest predicted hour: around ${clockDay(cheapest.timestamp)}, ${gweiEstimate(cheapest.gasPrices.average)} gwei against ${gwei(now)} gwei now${expected}.`;
   } else {
     detail.textContent = `Now (${gwei(now)} gwei) is the cheapest time the forecast expects.`;
   }
