@@ -63,16 +63,20 @@ function lineValuesOf({ history, predictions, current }) {
 /**
  * The vertical scale: linear from 0 to a round top, or, when the lines span more than LOG_SCALE_RATIO
  * (a 50x spike over sub-gwei fees would press everything else flat onto the zero line), logarithmic
- * between round values around them. Returns whether it is logarithmic, the map from gwei to a 0..1
- * height, and the ticks.
+ * between round values around them. `bandMax` / `bandMin`: the 80 % band's extremes. Returns whether
+ * it is logarithmic, the map from gwei to a 0..1 height, the ticks and their labels.
  */
-export function chooseVerticalScale(lineValues, bandMax) {
+export function chooseVerticalScale(lineValues, bandMax, bandMin = Number.POSITIVE_INFINITY) {
   const positive = lineValues.filter((v) => v > 0);
   const lineMax = Math.max(0, ...positive);
   const lineMin = positive.length > 0 ? Math.min(...positive) : 0;
   // The band may be far wider than the lines; the axis follows the lines and clips the band.
   const top = Math.max(lineMax * 1.15, Math.min(bandMax, lineMax * 1.6)) || 1;
   if (lineMin > 0 && lineMax / lineMin > LOG_SCALE_RATIO) {
+    // The same room below the lines as above: a log axis ends where the values do, not at 0, and one
+    // just under the lines laid the band's lower edge flat along it (at sub-gwei fees the band reaches
+    // half the forecast), as if fees had a floor there.
+    const bottom = Math.min(lineMin / 1.15, Math.max(bandMin, lineMin / 1.6));
     const roundDown = (v) => {
       const power = 10 ** Math.floor(Math.log10(v));
       return [5, 2, 1].map((m) => m * power).find((r) => r <= v) ?? power;
@@ -81,20 +85,27 @@ export function chooseVerticalScale(lineValues, bandMax) {
       const power = 10 ** Math.floor(Math.log10(v));
       return [1, 2, 5, 10].map((m) => m * power).find((r) => r >= v) ?? v;
     };
-    const lo = roundDown(lineMin / 1.15);
+    const lo = roundDown(bottom);
     const hi = roundUp(top);
     const span = Math.log(hi) - Math.log(lo);
     return {
       log: true,
       at: (v) => (Math.log(Math.max(v, lo)) - Math.log(lo)) / span,
       ticks: logTicks(lo, hi),
+      // Round values (0.05, 0.1, 0.2): each as it is.
+      label: gwei,
     };
   }
   const step = niceStep(top, 4);
   const yMax = Math.ceil(top / step) * step;
   const ticks = [];
-  for (let v = 0; v <= yMax + step / 2; v += step) ticks.push(v);
-  return { log: false, at: (v) => v / yMax, ticks };
+  for (let i = 0; i * step <= yMax + step / 2; i++) ticks.push(i * step);
+  // Evenly spaced values, all to the step's decimals (0.00, 0.05, 0.10, 0.15): a column of figures that
+  // line up, where 0, 0.05, 0.1, 0.15 did not.
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  const label = (v) =>
+    v.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  return { log: false, at: (v) => v / yMax, ticks, label };
 }
 
 /**
@@ -111,6 +122,7 @@ export function drawChart(box, { history, predictions, current, now }) {
   const scale = chooseVerticalScale(
     lineValuesOf({ history, predictions, current }),
     Math.max(0, ...bands.map((b) => b.high)),
+    Math.min(...bands.map((b) => b.low)),
   );
   const x = (t) => pad.left + ((t - x0) / (x1 - x0)) * (width - pad.left - pad.right);
   const y = (v) => pad.top + (1 - scale.at(v)) * (height - pad.top - pad.bottom);
@@ -119,7 +131,9 @@ export function drawChart(box, { history, predictions, current, now }) {
   const grid = [];
   for (const v of scale.ticks) {
     grid.push(s('line', { class: 'grid', x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v) }));
-    grid.push(s('text', { class: 'axis', x: pad.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, gwei(v)));
+    grid.push(
+      s('text', { class: 'axis', x: pad.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, scale.label(v)),
+    );
   }
   // Hour labels every 6 h, or every 12 h where six of them would not fit side by side.
   const tick = (width < 640 ? 12 : 6) * HOUR;
