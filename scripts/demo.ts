@@ -1,17 +1,27 @@
 // `npm run demo`: starts the local upstream simulators and the Node host pointed at them, with an
 // in-memory database, so the service can be seen answering with no network access. Numbers come from
-// the simulators (real 2023 mainnet blocks replayed with a live head), not from mainnet today.
+// the simulators (real 2023 mainnet blocks replayed with a live head), not from mainnet today; with
+// `--sub-gwei`, today's chain: the simulated mainnet at January 2026's sub-gwei fees, and the store
+// seeded with eight days of that month's real hourly base fees, so the chart and advice show at once.
 import { parseArgs } from 'node:util';
 import { createLogger } from '../lib/log';
 import { startNodeHost } from '../lib/node/host';
 import { openDatabase } from '../lib/store/engines';
+import { seedRealHistory } from '../test/helpers/seed-history';
 import { startUpstreams } from '../test/upstreams';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: process.env.PORT ?? '8787' } } });
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: process.env.PORT ?? '8787' },
+    'sub-gwei': { type: 'boolean', default: false },
+  },
+});
 const log = createLogger();
-const upstreams = await startUpstreams();
+const regime = values['sub-gwei'] ? 'sub-gwei-2026' : undefined;
+const upstreams = await startUpstreams({ mainnetRegime: regime });
 const engine = await openDatabase({ kind: 'pglite' });
 await engine.migrate();
+if (regime) await seedRealHistory(engine, Date.now(), { regime });
 const host = await startNodeHost(
   { ...upstreams.env, PORT: values.port },
   { log, deps: { withDb: engine.withDb } },
@@ -19,7 +29,11 @@ const host = await startNodeHost(
 const base = `http://localhost:${host.port}`;
 console.log(`
 Demo: the API is answering from local simulators of every upstream (RPC providers, Etherscan,
-CoinGecko, Coinbase, Kraken). History fills as the scheduler writes a snapshot every 90 seconds.
+CoinGecko, Coinbase, Kraken). ${
+  regime
+    ? 'Mainnet runs at sub-gwei fees, with eight days of real January 2026 history.'
+    : 'History fills as the scheduler writes a snapshot every 90 seconds.'
+}
 Open ${base}/ (live dashboard) and ${base}/docs (API reference), or try:
   curl ${base}/api/gas
   curl ${base}/api/dashboard
