@@ -27,10 +27,15 @@ const sparkline7d = z.array(z.number()).openapi({
     '168 hourly USD prices of the last 7 days, oldest first, always from the aggregator (CoinGecko); the last ' +
     'one it gave when only an exchange answers, else empty.',
 });
-const updatedAt = z.string().datetime().openapi({
-  description: 'When the served value was read upstream (the time of the answer when `usd` is null).',
-  example: '2026-11-22T05:00:00.000Z',
-});
+const updatedAt = z
+  .string()
+  .datetime()
+  .openapi({
+    description:
+      "When the served quote is from: CoinGecko's `last_updated`, or an exchange's answer less the time a cache " +
+      'held it (the time of the answer when `usd` is null).',
+    example: '2026-11-22T05:00:00.000Z',
+  });
 
 /** The price endpoint's body (SPEC.md 2.7 with decisions 2 and 3). */
 export const EthPriceSchema = EnvelopeSchema.extend({
@@ -54,7 +59,8 @@ export const EthPriceSchema = EnvelopeSchema.extend({
       '`unavailable`: no price (`usd` null, HTTP 200).',
   }),
   staleAgeMs: z.number().int().nonnegative().optional().openapi({
-    description: 'Milliseconds since the served value was read upstream; present only on `stale-*` labels.',
+    description:
+      'Milliseconds since the served quote is from (`updatedAt`); present only on `stale-*` labels.',
     example: 42_000,
   }),
 }).openapi('EthPrice');

@@ -17,7 +17,7 @@ export const PRICE_FRESH_MS = 30_000;
  * its entry would always be past due when that answer is rebuilt, and the fleet would wait on it.
  */
 export const POL_FRESH_MS = 60_000;
-/** SPEC.md 7 and decision 3: a last-known-good price older than this is never served. */
+/** SPEC.md 7 and decision 3: a price whose quote is older than this is never served. */
 export const LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
 /** A kept sparkline is served while it is at most one hourly point behind. */
 export const SPARKLINE_MAX_AGE_MS = 60 * 60_000;
@@ -44,20 +44,28 @@ export interface TokenPrice {
   /** 24-hour change in percent. */
   change24h: number | null;
   sparkline7d: number[];
-  /** When the value was read upstream (epoch ms); the time of the answer when there is no value. */
+  /**
+   * When the quote is from (epoch ms): CoinGecko's `last_updated`, an exchange answer's arrival less
+   * the time a cache held it; the time of the answer when there is no value.
+   */
   updatedAt: number;
   priceSource: PriceSourceId | null;
   source: PriceLabel;
-  /** Integer milliseconds since the value was read upstream; only on `stale-*` labels. */
+  /** Integer milliseconds since `updatedAt`, the quote's own time; only on `stale-*` labels. */
   staleAgeMs?: number;
 }
 
 // What the shared entry holds; validated on every read, since the store is shared and may hold anything.
+// Two times: `readAt`, when the source answered (the refresh cadence and the `cache` label run on it),
+// and `quotedAt`, when its quote is from (served as `updatedAt`; `staleAgeMs` and the 5-minute limit
+// count from it).
 const PriceRecordSchema = z.object({
   usd: z.number().positive().finite(),
   change24h: z.number().finite().nullable(),
   priceSource: z.enum(PRICE_SOURCES),
   readAt: z.number().int().positive(),
+  /** Absent in entries written before it was kept: their `readAt` stands for it. */
+  quotedAt: z.number().int().positive().optional(),
   sparkline: z
     .object({ values: z.array(z.number().positive().finite()).max(400), readAt: z.number().int().positive() })
     .nullable(),
@@ -86,7 +94,7 @@ const STALE_KINDS = ['timeout', 'error', 'cooldown'] as const;
  * Returns the USD price of ETH or POL through the fallback chain (CoinGecko, Coinbase, Kraken), read
  * through the shared entry (lib/store/shared-read.ts): one read per 30 s for the fleet while Redis is
  * up, one per instance when it is not. It never throws: when the last refresh failed it serves the
- * last-known-good value (at most 5 minutes old) with a `stale-*` label, else `usd: null`.
+ * last-known-good value (its quote at most 5 minutes old) with a `stale-*` label, else `usd: null`.
  */
 export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<TokenPrice> {
   const startedAt = deps.now();
@@ -94,20 +102,25 @@ export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<T
     deadlineAt: startedAt + PRICE_DEADLINE_MS,
   });
   const record = shared.value;
-  const age = record ? Math.max(0, deps.now() - record.readAt) : Number.POSITIVE_INFINITY;
-  if (record && age < freshMsOf(token)) {
-    return fromRecord(deps, token, record, shared.readNow && !shared.failure ? record.priceSource : 'cache');
-  }
-  if (!record || age > LAST_GOOD_MAX_AGE_MS) {
+  const now = deps.now();
+  // The quote's age bounds what is served; the time since the source answered, how it is labelled.
+  const quoteAge = record ? Math.max(0, now - quotedAtOf(record)) : Number.POSITIVE_INFINITY;
+  if (!record || quoteAge > LAST_GOOD_MAX_AGE_MS) {
     if (shared.failure?.attempted)
       deps.log.warn('price unavailable', { token, failure: shared.failure.kind });
     return unavailable(deps, token);
   }
+  if (now - record.readAt < freshMsOf(token)) {
+    return fromRecord(deps, token, record, shared.readNow && !shared.failure ? record.priceSource : 'cache');
+  }
   // The instance that tried says how it failed; the others were not allowed to ask (shared back-off).
   const failed = shared.failure?.attempted ? shared.failure.kind : shared.failure ? 'cooldown' : 'timeout';
   const kind = STALE_KINDS.find((k) => k === failed) ?? 'error';
-  return { ...fromRecord(deps, token, record, `stale-${kind}`), staleAgeMs: Math.round(age) };
+  return { ...fromRecord(deps, token, record, `stale-${kind}`), staleAgeMs: Math.round(quoteAge) };
 }
+
+/** When a record's quote is from: never after the source answered. */
+const quotedAtOf = (record: PriceRecord) => Math.min(record.readAt, record.quotedAt ?? record.readAt);
 
 const freshMsOf = (token: PriceToken) => (token === 'POL' ? POL_FRESH_MS : PRICE_FRESH_MS);
 
@@ -135,6 +148,7 @@ function priceKind(deps: AppDeps, token: PriceToken, deadlineAt: number): Shared
         change24h: reading.change24h,
         priceSource: outcome.source,
         readAt: outcome.readAt,
+        quotedAt: outcome.quotedAt,
         sparkline,
       };
       return { value: record, readAt: record.readAt };
@@ -167,7 +181,7 @@ function fromRecord(deps: AppDeps, token: PriceToken, record: PriceRecord, sourc
     usd: record.usd,
     change24h: record.change24h,
     sparkline7d: sparklineFresh ? sparkline.values : [],
-    updatedAt: record.readAt,
+    updatedAt: quotedAtOf(record),
     priceSource: record.priceSource,
     source,
   };

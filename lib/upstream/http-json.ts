@@ -25,6 +25,12 @@ export interface FetchJsonOptions {
   maxCachedS?: number;
 }
 
+/** A JSON answer and how long a cache in front of the upstream had held it (its `Age`, seconds; 0 without one). */
+export interface JsonAnswer {
+  body: unknown;
+  cachedS: number;
+}
+
 /**
  * GETs a JSON body within `timeoutMs`, or throws an HttpJsonError saying why. The timer also guards
  * against a fetch that ignores its abort signal, so a hung upstream can never hold the caller past
@@ -35,8 +41,18 @@ export async function fetchJsonWithin(
   fetchFn: typeof fetch,
   url: string,
   timeoutMs: number,
-  { maxBytes = MAX_JSON_BODY_BYTES, maxCachedS }: FetchJsonOptions = {},
+  options: FetchJsonOptions = {},
 ): Promise<unknown> {
+  return (await fetchJsonAnswer(fetchFn, url, timeoutMs, options)).body;
+}
+
+/** As fetchJsonWithin, with the answer's `Age`: a cached answer's data is that much older than it looks. */
+export async function fetchJsonAnswer(
+  fetchFn: typeof fetch,
+  url: string,
+  timeoutMs: number,
+  { maxBytes = MAX_JSON_BODY_BYTES, maxCachedS }: FetchJsonOptions = {},
+): Promise<JsonAnswer> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
@@ -58,7 +74,7 @@ export async function fetchJsonWithin(
       await res.body?.cancel().catch(() => {});
       throw new HttpJsonError('http', `HTTP ${res.status}`);
     }
-    const cachedS = Number(res.headers.get('age') ?? 0);
+    const cachedS = ageSeconds(res.headers.get('age'));
     if (maxCachedS !== undefined && cachedS > maxCachedS) {
       await res.body?.cancel().catch(() => {});
       throw new HttpJsonError('stale', `answer held by a cache for ${Math.round(cachedS)} s`);
@@ -73,7 +89,7 @@ export async function fetchJsonWithin(
         : new HttpJsonError('network', `body read failed: ${describe(error)}`);
     }
     try {
-      return JSON.parse(text) as unknown;
+      return { body: JSON.parse(text) as unknown, cachedS };
     } catch {
       throw new HttpJsonError('malformed', 'malformed JSON');
     }
@@ -85,6 +101,15 @@ export async function fetchJsonWithin(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * An `Age` header in whole seconds: 0 when absent or not a non-negative number (RFC 9111 allows only
+ * digits; a broken one says nothing about the answer), rounded down as the RFC's integers are.
+ */
+function ageSeconds(header: string | null): number {
+  const seconds = Number(header ?? 0);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.floor(seconds) : 0;
 }
 
 /** Reads a body as UTF-8 text, giving up (and cancelling the stream) once it passes `maxBytes`. */

@@ -6,6 +6,7 @@ import { fetchKrakenPrice } from './price-kraken';
 import {
   PRICE_SOURCES,
   type PriceFailureKind,
+  type PriceQuote,
   type PriceReading,
   PriceSourceError,
   type PriceSourceId,
@@ -19,9 +20,12 @@ export const BACKOFF_MAX_MS = 60_000;
 /** Below this, a source has no realistic chance to answer, so it is not asked. */
 const MIN_ATTEMPT_MS = 50;
 
-/** What the chain got: a live reading, or why none: time ran out, errors, or every source backing off. */
+/**
+ * What the chain got: a live reading, read at `readAt`, its quote from `quotedAt` (never later), or why
+ * none: time ran out, errors, or every source backing off.
+ */
 export type ChainOutcome =
-  | { ok: true; source: PriceSourceId; reading: PriceReading; readAt: number }
+  | { ok: true; source: PriceSourceId; reading: PriceReading; readAt: number; quotedAt: number }
   | { ok: false; kind: PriceFailureKind | 'cooldown' };
 
 type ChainDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state'>;
@@ -33,12 +37,13 @@ interface Health {
 
 const READERS: Record<
   PriceSourceId,
-  (deps: ChainDeps, token: PriceToken, timeoutMs: number) => Promise<PriceReading>
+  (deps: ChainDeps, token: PriceToken, timeoutMs: number) => Promise<PriceQuote>
 > = {
   aggregator: (deps, token, ms) =>
     fetchCoinGeckoPrice(deps.fetch, deps.config.coingeckoUrl, token, ms, deps.now),
-  exchange_a: (deps, token, ms) => fetchCoinbasePrice(deps.fetch, deps.config.coinbaseUrl, token, ms),
-  exchange_b: (deps, token, ms) => fetchKrakenPrice(deps.fetch, deps.config.krakenUrl, token, ms, deps.now()),
+  exchange_a: (deps, token, ms) =>
+    fetchCoinbasePrice(deps.fetch, deps.config.coinbaseUrl, token, ms, deps.now),
+  exchange_b: (deps, token, ms) => fetchKrakenPrice(deps.fetch, deps.config.krakenUrl, token, ms, deps.now),
 };
 
 /**
@@ -77,9 +82,10 @@ export async function readPriceChain(
       break;
     }
     try {
-      const reading = await READERS[source](deps, token, timeoutMs);
+      const { quotedAt, ...reading } = await READERS[source](deps, token, timeoutMs);
       Object.assign(healthOf(source), { failures: 0, retryAt: 0 });
-      return { ok: true, source, reading, readAt: deps.now() };
+      const readAt = deps.now();
+      return { ok: true, source, reading, readAt, quotedAt: Math.min(readAt, quotedAt) };
     } catch (error) {
       const failure =
         error instanceof PriceSourceError

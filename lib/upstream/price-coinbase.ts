@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fetchPriceJson } from './price-http';
 import {
   checkUsd,
+  type PriceQuote,
   type PriceReading,
   PriceSourceError,
   type PriceToken,
@@ -31,12 +32,17 @@ export function parseCoinbaseSpot(body: unknown, token: PriceToken): PriceReadin
   return { usd: checkUsd(parsed.data.data.amount, token), change24h: null, sparkline7d: null };
 }
 
-/** Reads one token's price from Coinbase (`exchange_a`) within `timeoutMs`. */
+/**
+ * Reads one token's price from Coinbase (`exchange_a`) within `timeoutMs`; the quote is from when the
+ * answer arrived, less the time a cache held it (its `Age`).
+ */
 export async function fetchCoinbasePrice(
   fetchFn: typeof fetch,
   baseUrl: string,
   token: PriceToken,
   timeoutMs: number,
-): Promise<PriceReading> {
-  return parseCoinbaseSpot(await fetchPriceJson(fetchFn, coinbaseSpotUrl(baseUrl, token), timeoutMs), token);
+  now: () => number,
+): Promise<PriceQuote> {
+  const { body, cachedS } = await fetchPriceJson(fetchFn, coinbaseSpotUrl(baseUrl, token), timeoutMs);
+  return { ...parseCoinbaseSpot(body, token), quotedAt: now() - cachedS * 1000 };
 }

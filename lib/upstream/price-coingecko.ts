@@ -6,7 +6,7 @@ import {
   checkUsd,
   isSaneUsd,
   MAX_READING_AGE_MS,
-  type PriceReading,
+  type PriceQuote,
   PriceSourceError,
   type PriceToken,
   TOKEN_MARKETS,
@@ -41,10 +41,11 @@ export function coinGeckoMarketsUrl(baseUrl: string, token: PriceToken): string 
 /**
  * Parses a CoinGecko `/coins/markets` body into a validated reading. The price must be sane and its
  * `last_updated` present and recent (relative to `nowMs`): a price whose age cannot be told is not
- * served as live. The 24 h change and the sparkline are kept only when valid, since a broken extra
+ * served as live. The quote is from `last_updated` (`nowMs` when that is ahead of this clock, within
+ * the skew allowed). The 24 h change and the sparkline are kept only when valid, since a broken extra
  * should not discard a good price.
  */
-export function parseCoinGeckoMarkets(body: unknown, token: PriceToken, nowMs: number): PriceReading {
+export function parseCoinGeckoMarkets(body: unknown, token: PriceToken, nowMs: number): PriceQuote {
   const parsed = MarketsBody.safeParse(body);
   if (!parsed.success) throw new PriceSourceError('error', 'unexpected /coins/markets shape');
   const item = parsed.data.find((entry) => entry.id === TOKEN_MARKETS[token].coingeckoId);
@@ -59,7 +60,8 @@ export function parseCoinGeckoMarkets(body: unknown, token: PriceToken, nowMs: n
   const change24h =
     checkChange(item.price_change_percentage_24h) ??
     checkChange(item.price_change_percentage_24h_in_currency);
-  return { usd, change24h, sparkline7d: checkSparkline(item.sparkline_in_7d?.price, token) };
+  const sparkline7d = checkSparkline(item.sparkline_in_7d?.price, token);
+  return { usd, change24h, sparkline7d, quotedAt: Math.min(nowMs, updated) };
 }
 
 /**
@@ -83,7 +85,8 @@ export async function fetchCoinGeckoPrice(
   token: PriceToken,
   timeoutMs: number,
   now: () => number,
-): Promise<PriceReading> {
-  const body = await fetchPriceJson(fetchFn, coinGeckoMarketsUrl(baseUrl, token), timeoutMs);
+): Promise<PriceQuote> {
+  // `last_updated` dates the quote whether or not a cache held the answer: its `Age` adds nothing.
+  const { body } = await fetchPriceJson(fetchFn, coinGeckoMarketsUrl(baseUrl, token), timeoutMs);
   return parseCoinGeckoMarkets(body, token, now());
 }

@@ -3,7 +3,7 @@ import { fetchPriceJson } from './price-http';
 import {
   checkUsd,
   computeChange,
-  type PriceReading,
+  type PriceQuote,
   PriceSourceError,
   type PriceToken,
   TOKEN_MARKETS,
@@ -84,23 +84,24 @@ export function parseKrakenPrice24hAgo(body: unknown, token: PriceToken, nowMs: 
 /**
  * Reads one token's price from Kraken (`exchange_b`) within `timeoutMs`. The 24 h change comes from the
  * OHLC candles fetched alongside; when they are missing or broken the change is null, the price stands.
+ * The quote is from when the Ticker answer arrived, less the time a cache held it (its `Age`).
  */
 export async function fetchKrakenPrice(
   fetchFn: typeof fetch,
   baseUrl: string,
   token: PriceToken,
   timeoutMs: number,
-  nowMs: number,
-): Promise<PriceReading> {
+  now: () => number,
+): Promise<PriceQuote> {
+  const nowMs = now();
   const ohlc = fetchPriceJson(fetchFn, krakenOhlcUrl(baseUrl, token, nowMs), timeoutMs)
-    .then((body) => parseKrakenPrice24hAgo(body, token, nowMs))
+    .then(({ body }) => parseKrakenPrice24hAgo(body, token, nowMs))
     .catch(() => null);
-  const usd = parseKrakenTicker(
-    await fetchPriceJson(fetchFn, krakenTickerUrl(baseUrl, token), timeoutMs),
-    token,
-  );
+  const ticker = await fetchPriceJson(fetchFn, krakenTickerUrl(baseUrl, token), timeoutMs);
+  const quotedAt = now() - ticker.cachedS * 1000;
+  const usd = parseKrakenTicker(ticker.body, token);
   const then = await ohlc;
-  return { usd, change24h: then === null ? null : computeChange(then, usd), sparkline7d: null };
+  return { usd, change24h: then === null ? null : computeChange(then, usd), sparkline7d: null, quotedAt };
 }
 
 /**

@@ -95,7 +95,17 @@ export function computeChange(then: number, now: number): number | null {
 }
 
 /**
- * The oldest a quote may be and still be served as read live: CoinGecko refreshes ETH about every
- * minute, so a `last_updated` older than this is a stuck feed, and so is an answer a cache held as long.
+ * The oldest a quote may be and still be served as read live (`aggregator`, `exchange_a`, `exchange_b`).
+ * CoinGecko updates ETH about every minute and caches `/coins/markets` for up to a minute more, so a
+ * `last_updated` older than this is a lagging feed, and so is an answer a cache held as long; the next
+ * source is asked instead. The limit keeps a live quote young enough to be served through its cache
+ * window (30 s, POL 60 s) and then as last-known-good for at least a minute more before it passes the
+ * 5 minutes no price may exceed (SPEC.md 7, decision 3): a quote 4m50s old, still "live" by a 5-minute
+ * limit, would be last-known-good for 10 s.
  */
-export const MAX_READING_AGE_MS = 5 * 60_000;
+export const MAX_READING_AGE_MS = 3 * 60_000;
+
+/** A reading and the time its quote is from (epoch ms): earlier than when it was read, by its age. */
+export interface PriceQuote extends PriceReading {
+  quotedAt: number;
+}

@@ -122,8 +122,10 @@ describe('GET /api/eth-price against the upstream simulators', () => {
       const stale = await app.get();
       expect(stale.status).toBe(200);
       expect(stale.body).toMatchObject({ usd: 3012.45, priceSource: 'aggregator', source: label });
-      expect(stale.body.staleAgeMs).toBe(PRICE_FRESH_MS + 1000);
       expect(stale.body.updatedAt).toBe(live.body.updatedAt);
+      // Since the quote's own time: the simulated CoinGecko's last_updated, 30 s before it was read.
+      expect(stale.body.staleAgeMs).toBe(clock - Date.parse(live.body.updatedAt));
+      expect(stale.body.staleAgeMs).toBe(PRICE_FRESH_MS + 1000 + 30_000);
       const asked = coingecko.requests.total + coinbase.requests.total + kraken.requests.total;
       const again = await app.get();
       expect(again.body).toMatchObject({ usd: 3012.45, source: 'stale-cooldown' });

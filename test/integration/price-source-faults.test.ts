@@ -161,7 +161,8 @@ describe('Kraken (exchange_b) failing alone, CoinGecko and Coinbase down', () =>
         usd: AGGREGATOR_USD,
         priceSource: 'aggregator',
         source: kind === 'timeout' ? 'stale-timeout' : 'stale-error',
-        staleAgeMs: PRICE_FRESH_MS + 1000,
+        // Since the quote's own time (the simulated CoinGecko's last_updated), not since it was read.
+        staleAgeMs: clock - Date.parse(live.body.updatedAt),
         updatedAt: live.body.updatedAt,
       });
       // Kraken was asked once (a refused connection never reaches the simulator's counters).
@@ -214,12 +215,21 @@ describe('stale readings', () => {
     expect(up.kraken.requests.total).toBe(0);
   });
 
-  it('accepts a CoinGecko reading under 5 minutes old', async () => {
-    await up.coingecko.fault('stale', { seconds: 290 });
+  it('accepts a CoinGecko reading under 3 minutes old, dated by its last_updated', async () => {
+    await up.coingecko.fault('stale', { seconds: 170 });
     const app = instance('stale');
     const { body } = await app.get();
     expect(body).toMatchObject({ usd: AGGREGATOR_USD, source: 'aggregator' });
+    expect(Date.parse(body.updatedAt)).toBe(clock - 170_000);
     expect(sourceFailures(app.deps)).toEqual([]);
+  });
+
+  it('refuses a CoinGecko reading 290 s old: it would be last-known-good for 10 s', async () => {
+    await up.coingecko.fault('stale', { seconds: 290 });
+    const app = instance('stale');
+    const { body } = await app.get();
+    expect(body).toMatchObject({ usd: 3011.87, source: 'exchange_a' });
+    expectLoggedFailure(app.deps, 'aggregator', 'error', /^reading is 290 s old$/);
   });
 
   it('serves Kraken when CoinGecko is stale and Coinbase fails', async () => {

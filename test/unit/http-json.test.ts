@@ -16,7 +16,7 @@ async function failureOf(promise: Promise<unknown>): Promise<PriceSourceError> {
 describe('fetchPriceJson', () => {
   it('returns the parsed body of a 200 answer and asks for JSON', async () => {
     let accept: string | null = null;
-    const body = await fetchPriceJson(
+    const answer = await fetchPriceJson(
       async (_url, init) => {
         accept = new Headers(init?.headers).get('accept');
         return Response.json({ ok: 1 });
@@ -24,8 +24,33 @@ describe('fetchPriceJson', () => {
       'http://price.test/x',
       500,
     );
-    expect(body).toEqual({ ok: 1 });
+    expect(answer).toEqual({ body: { ok: 1 }, cachedS: 0 });
     expect(accept).toBe('application/json');
+  });
+
+  it.each([
+    ['170', 170],
+    ['180', 180],
+    ['not a number', 0],
+    ['-5', 0],
+  ])('says how long a cache held the answer (Age %s), so its quote can be dated', async (age, cachedS) => {
+    const answer = await fetchPriceJson(
+      async () => Response.json({ ok: 1 }, { headers: { age } }),
+      'http://price.test/x',
+      500,
+    );
+    expect(answer).toEqual({ body: { ok: 1 }, cachedS });
+  });
+
+  it('refuses an answer a cache held over 3 minutes: its quote is not read live', async () => {
+    const failure = await failureOf(
+      fetchPriceJson(
+        async () => Response.json({ ok: 1 }, { headers: { age: '181' } }),
+        'http://price.test/x',
+        500,
+      ),
+    );
+    expect(failure).toMatchObject({ kind: 'error', reason: 'answer held by a cache for 181 s' });
   });
 
   it('reports a timeout when the upstream never answers, even if fetch ignores the abort signal', async () => {

@@ -64,6 +64,27 @@ describe('CoinGecko /coins/markets parser', () => {
     ).toThrow(PriceSourceError);
   });
 
+  it('dates the quote by last_updated, or by the clock when that is ahead of it (within the skew allowed)', () => {
+    const at = (lastUpdated: number) =>
+      parseCoinGeckoMarkets(
+        withEntry(eth.body, { last_updated: new Date(lastUpdated).toISOString() }),
+        'ETH',
+        ETH_READ_AT,
+      ).quotedAt;
+    expect(at(ETH_READ_AT - 170_000)).toBe(ETH_READ_AT - 170_000);
+    expect(at(ETH_READ_AT + 60_000)).toBe(ETH_READ_AT);
+  });
+
+  it('serves a quote up to 3 minutes old as live, no older', () => {
+    expect(MAX_READING_AGE_MS).toBe(3 * 60_000);
+    const aged = (ms: number) =>
+      withEntry(eth.body, { last_updated: new Date(ETH_READ_AT - ms).toISOString() });
+    expect(parseCoinGeckoMarkets(aged(MAX_READING_AGE_MS), 'ETH', ETH_READ_AT).usd).toBe(1580);
+    expect(() => parseCoinGeckoMarkets(aged(MAX_READING_AGE_MS + 1000), 'ETH', ETH_READ_AT)).toThrow(
+      'reading is 181 s old',
+    );
+  });
+
   it('rejects a reading whose last_updated is older than the limit', () => {
     const old = new Date(ETH_READ_AT - MAX_READING_AGE_MS - 1000).toISOString();
     expect(() =>

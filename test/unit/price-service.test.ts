@@ -19,9 +19,13 @@ const fixture = (name: string) => loadPriceFixture(name).body;
 type Mode = 'ok' | 'hang' | 'http-500';
 type Behaviour = Record<'coingecko' | 'coinbase' | 'kraken', Mode>;
 
-/** Deps whose upstreams follow a mutable behaviour, on a test clock that only moves when told. */
+/**
+ * Deps whose upstreams follow a mutable behaviour, on a test clock that only moves when told. `quote`
+ * dates the answers: CoinGecko's `last_updated` is `ageMs` old, and every answer carries `Age: ageS`.
+ */
 function setup(overrides: Partial<AppDeps> = {}) {
   const behaviour: Behaviour = { coingecko: 'ok', coinbase: 'ok', kraken: 'ok' };
+  const quote = { ageMs: 0, ageS: 0 };
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const now = () => clock;
   const calls: string[] = [];
@@ -33,13 +37,14 @@ function setup(overrides: Partial<AppDeps> = {}) {
     if (mode === 'hang') return new Promise<Response>(() => {});
     if (mode === 'http-500') return new Response('{}', { status: 500 });
     const token = /polygon|POL/.test(url.href) ? 'pol' : 'eth';
+    const init = quote.ageS ? { headers: { age: String(quote.ageS) } } : undefined;
     if (name === 'coingecko') {
       const [entry] = fixture(`coingecko-markets-${token}.json`) as object[];
-      return Response.json([{ ...entry, last_updated: new Date(clock).toISOString() }]);
+      return Response.json([{ ...entry, last_updated: new Date(clock - quote.ageMs).toISOString() }], init);
     }
-    if (name === 'coinbase') return Response.json(fixture(`coinbase-spot-${token}.json`));
+    if (name === 'coinbase') return Response.json(fixture(`coinbase-spot-${token}.json`), init);
     if (url.pathname.includes('OHLC')) return new Response('{}', { status: 404 });
-    return Response.json(fixture(`kraken-ticker-${token}.json`));
+    return Response.json(fixture(`kraken-ticker-${token}.json`), init);
   }) as typeof fetch;
   const deps = createTestDeps(
     {
@@ -57,11 +62,12 @@ function setup(overrides: Partial<AppDeps> = {}) {
     return {
       status: res.status,
       cacheControl: res.headers.get('Cache-Control'),
+      lastModified: res.headers.get('Last-Modified'),
       body: (await res.json()) as EthPriceBody & { citation: string; tier: string },
     };
   };
   const allDown = (mode: Mode) => Object.assign(behaviour, { coingecko: mode, coinbase: mode, kraken: mode });
-  return { deps, behaviour, calls, get, allDown, advance: (ms: number) => (clock += ms) };
+  return { deps, behaviour, quote, calls, get, allDown, now, advance: (ms: number) => (clock += ms) };
 }
 
 describe('GET /api/eth-price (service behaviour)', () => {
@@ -231,5 +237,77 @@ describe('GET /api/eth-price (service behaviour)', () => {
     expect(await getTokenPrice(t.deps, 'POL')).toMatchObject({ usd: 0.4123, source: 'cache' });
     t.advance(POL_FRESH_MS - PRICE_FRESH_MS);
     expect(await getTokenPrice(t.deps, 'POL')).toMatchObject({ usd: 0.41187, source: 'exchange_a' });
+  });
+});
+
+// SPEC.md decisions 2-3: `updatedAt` and `staleAgeMs` date the quote, not its arrival, and no price whose
+// quote is over 5 minutes old is served; the refresh cadence and the `cache` label run on the arrival.
+describe("GET /api/eth-price (the quote's own time)", () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  it('dates a CoinGecko price by its last_updated, and serves it as last-known-good until that is 5 minutes old', async () => {
+    const t = setup();
+    t.quote.ageMs = 100_000;
+    const quotedAt = t.now() - 100_000;
+    const live = await t.get();
+    expect(live.body).toMatchObject({ source: 'aggregator', usd: 1580, updatedAt: iso(quotedAt) });
+    expect(live.lastModified).toBe(new Date(quotedAt).toUTCString());
+    expect(live.body.citation).toContain(`updated ${iso(quotedAt)}`);
+    t.allDown('http-500');
+    t.advance(LAST_GOOD_MAX_AGE_MS - 100_000);
+    expect((await t.get()).body).toMatchObject({
+      source: 'stale-error',
+      usd: 1580,
+      updatedAt: iso(quotedAt),
+      staleAgeMs: LAST_GOOD_MAX_AGE_MS,
+    });
+    t.advance(1);
+    expect((await t.get()).body).toMatchObject({ source: 'unavailable', usd: null });
+  });
+
+  it('dates an exchange price by its arrival less the time a cache held it (Age)', async () => {
+    const t = setup();
+    t.behaviour.coingecko = 'http-500';
+    t.quote.ageS = 100;
+    const quotedAt = t.now() - 100_000;
+    const live = await t.get();
+    expect(live.body).toMatchObject({ source: 'exchange_a', usd: 1579.62, updatedAt: iso(quotedAt) });
+    expect(live.lastModified).toBe(new Date(quotedAt).toUTCString());
+    t.allDown('http-500');
+    t.advance(PRICE_FRESH_MS);
+    expect((await t.get()).body).toMatchObject({
+      source: 'stale-error',
+      updatedAt: iso(quotedAt),
+      staleAgeMs: PRICE_FRESH_MS + 100_000,
+    });
+    t.advance(LAST_GOOD_MAX_AGE_MS - 100_000 - PRICE_FRESH_MS + 1);
+    expect((await t.get()).body).toMatchObject({ source: 'unavailable', usd: null });
+  });
+
+  it("dates a CoinGecko quote by last_updated alone: a cache's Age does not count twice", async () => {
+    const t = setup();
+    t.quote.ageMs = 170_000;
+    t.quote.ageS = 170;
+    const quotedAt = t.now() - 170_000;
+    expect((await t.get()).body).toMatchObject({ source: 'aggregator', updatedAt: iso(quotedAt) });
+  });
+
+  it('refuses a quote over 3 minutes old as live and asks the next source', async () => {
+    const t = setup();
+    t.quote.ageMs = 4 * 60_000 + 50_000;
+    const { body } = await t.get();
+    expect(body).toMatchObject({ source: 'exchange_a', usd: 1579.62, updatedAt: iso(t.now()) });
+    expect(t.calls).toEqual(['coingecko', 'coinbase']);
+    expect(t.deps.logs.join('\n')).toContain('reading is 290 s old');
+  });
+
+  it("caches a minute-old quote for the cadence after it arrived, not for the quote's age", async () => {
+    const t = setup();
+    t.quote.ageMs = 60_000;
+    const quotedAt = t.now() - 60_000;
+    expect((await t.get()).body.source).toBe('aggregator');
+    t.advance(PRICE_FRESH_MS * (1 - REFRESH_LEAD) - 1);
+    expect((await t.get()).body).toMatchObject({ source: 'cache', updatedAt: iso(quotedAt) });
+    expect(t.calls).toEqual(['coingecko']);
   });
 });

@@ -53,8 +53,10 @@ describe('Worker reading through the shared Redis entry', () => {
     const body = await get('/api/eth-price');
     expect(body).toMatchObject({ source: 'aggregator', priceSource: 'aggregator' });
     const entry = JSON.parse(String(await redis().get<string>(`${KEY}price:ETH`))) as Entry;
-    expect(entry.readAt).toBe(Date.parse(String(body.updatedAt)));
+    // The price is dated by its quote (CoinGecko's last_updated); the entry by when it was read.
     expect(entry.value).toMatchObject({ usd: body.usd, priceSource: 'aggregator' });
+    expect(entry.value.quotedAt).toBe(Date.parse(String(body.updatedAt)));
+    expect(entry.readAt).toBeGreaterThanOrEqual(Number(entry.value.quotedAt));
     expect(entry.failure).toBeNull();
     expect(await redis().exists(`${KEY}price:ETH:lease`)).toBe(0);
     const pttl = await redis().pttl(`${KEY}price:ETH`);
