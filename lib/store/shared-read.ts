@@ -69,6 +69,8 @@ const RECHECK_MS = 1_000;
  */
 const HOLDER_POLLS_MS = [100, 200, 300, 400, 500, 500];
 const HOLDER_WAIT_MS = 2_000;
+/** A caller with a deadline (ReadOptions) stops waiting this long before it, for the last poll's store call. */
+export const HOLDER_WAIT_RESERVE_MS = 250;
 /** After a failed or late Redis call, this instance reads upstream directly for this long, doubling while it keeps failing. */
 export const STORE_SICK_MS = 10_000;
 const STORE_SICK_MAX_MS = 60_000;
@@ -185,9 +187,12 @@ async function refresh<T>(
           recheckAt: Math.min(deps.now() + RECHECK_MS, expiresAt),
         };
       }
+      // Within the caller's own deadline (until 2026-11-28 it ended at the deadline less a tenth of the
+      // kind's cadence: 1 s into an ETH price request, and before a POL one began, so every instance
+      // that met the holder of a POL refresh read every source itself).
       const waitEnd = Math.min(
         deps.now() + HOLDER_WAIT_MS,
-        deadlineAt === undefined ? Number.POSITIVE_INFINITY : deadlineAt - kind.freshMs / 10,
+        deadlineAt === undefined ? Number.POSITIVE_INFINITY : deadlineAt - HOLDER_WAIT_RESERVE_MS,
       );
       for (const delay of HOLDER_POLLS_MS) {
         const left = waitEnd - deps.now();
