@@ -63,14 +63,17 @@ export const REFRESH_LEAD = 1 / 6;
 /** An instance that saw another holding the lease looks again this soon. */
 const RECHECK_MS = 1_000;
 /**
- * With no usable entry, waits for the lease holder's reading: polls at these delays, for at most
- * HOLDER_WAIT_MS counted with the polls' own store calls (about what a healthy upstream read takes
- * at worst; a slow store must not stretch it), then reads itself.
+ * With no usable entry, waits for the lease holder's reading: polls at these delays (the last one
+ * repeated), for at most HOLDER_WAIT_MS counted with the polls' own store calls (about what a healthy
+ * upstream read takes at worst; a slow store must not stretch it), then reads itself. A caller with a
+ * deadline (a price request) waits until HOLDER_WAIT_RESERVE_MS before it instead, then serves the
+ * entry as it is: the holder began earlier with the same budget, so its reading (or failure) is in by
+ * then unless it died, and reading every source here as well would only multiply the upstream calls.
  */
 const HOLDER_POLLS_MS = [100, 200, 300, 400, 500, 500];
 const HOLDER_WAIT_MS = 2_000;
 /** A caller with a deadline (ReadOptions) stops waiting this long before it, for the last poll's store call. */
-export const HOLDER_WAIT_RESERVE_MS = 250;
+const HOLDER_WAIT_RESERVE_MS = 250;
 /** After a failed or late Redis call, this instance reads upstream directly for this long, doubling while it keeps failing. */
 export const STORE_SICK_MS = 10_000;
 const STORE_SICK_MAX_MS = 60_000;
@@ -105,8 +108,10 @@ export interface ReadOptions {
  * Returns the newest reading of `kind`: from this instance's copy while it is fresh, else from the
  * shared entry, refreshed by one instance of the fleet under a lease (SET NX PX) while the others
  * serve the current entry; with no entry they wait briefly for the lease holder, then read
- * themselves. A slow, down or garbled store sends this instance to its own upstream reads for
- * STORE_SICK_MS (doubling while it stays sick) after one bounded wait. Never throws; `notBefore` asks for a reading taken since then.
+ * themselves (a caller with a deadline waits within it, then serves the entry as it is). A slow,
+ * down or garbled store sends this instance to its own upstream reads for STORE_SICK_MS (doubling
+ * while it stays sick) after one bounded wait. Never throws; `notBefore` asks for a reading taken
+ * since then.
  */
 export function readThrough<T>(
   deps: Deps,
@@ -187,21 +192,33 @@ async function refresh<T>(
           recheckAt: Math.min(deps.now() + RECHECK_MS, expiresAt),
         };
       }
-      // Within the caller's own deadline (until 2026-11-28 it ended at the deadline less a tenth of the
-      // kind's cadence: 1 s into an ETH price request, and before a POL one began, so every instance
-      // that met the holder of a POL refresh read every source itself).
-      const waitEnd = Math.min(
-        deps.now() + HOLDER_WAIT_MS,
-        deadlineAt === undefined ? Number.POSITIVE_INFINITY : deadlineAt - HOLDER_WAIT_RESERVE_MS,
-      );
-      for (const delay of HOLDER_POLLS_MS) {
+      // Until 2026-11-28 a caller with a deadline waited 2 s at most (before that, 1 s for ETH), then read
+      // every source itself though the holder was still within its budget: with CoinGecko hung, every
+      // instance that met the holder did.
+      const waitEnd =
+        deadlineAt === undefined ? deps.now() + HOLDER_WAIT_MS : deadlineAt - HOLDER_WAIT_RESERVE_MS;
+      // Bounded by the timers' own delays as well, should the clock stand still or go back meanwhile.
+      const waitMs = waitEnd - deps.now();
+      for (let poll = 0, waited = 0; waited < waitMs; poll += 1) {
         const left = waitEnd - deps.now();
         if (left <= 0) break;
         // The last poll comes at the end of the wait, not skipped for a timer's or a call's overshoot.
-        await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+        const delay = Math.min(
+          HOLDER_POLLS_MS[Math.min(poll, HOLDER_POLLS_MS.length - 1)] ?? RECHECK_MS,
+          left,
+        );
+        waited += delay;
+        await new Promise((resolve) => setTimeout(resolve, delay));
         const polled = parseEntry(deps, kind, await within(store.get(kind.key)));
         if (polled && !isDue(kind, polled, deps.now(), notBefore))
           return hold(kind, polled, deps.now(), false, false);
+      }
+      if (deadlineAt !== undefined) {
+        // No time left to read: the entry's reading is served as last-known-good (a refresh that ran
+        // out of time, so no failure of its own), or none, and looked at again in a second.
+        deps.log.warn('lease holder late; serving the entry as it is', { key: kind.key });
+        const entry = { value: current?.value ?? null, readAt: current?.readAt ?? null, failure: null };
+        return hold(kind, entry, deps.now(), false, false);
       }
       // The holder is late: read here and share the result with the others.
       deps.log.warn('lease holder late; reading upstream here', { key: kind.key });

@@ -95,3 +95,66 @@ it.each<[PriceToken, number]>([
     expect(waiter.logs.join('\n')).not.toContain('lease holder late');
   },
 );
+
+/** Stores the fleet's ETH entry: a reading `ageMs` old, with `failure` (a past one: not backing off). */
+async function seedEth(store: LastGoodStore, ageMs: number, failure: object | null = null) {
+  const readAt = now() - ageMs;
+  const value = { usd: 1500, change24h: 1, priceSource: 'aggregator', readAt, sparkline: null };
+  await store.set('price:ETH', { value, readAt, failure }, 86_400_000);
+}
+
+it('ETH: instances that meet the lease holder give it its whole budget while CoinGecko hangs', async () => {
+  const f = fleet(8);
+  await seedEth(f.store, 40_000); // expired: the others cannot serve it as fresh meanwhile
+  f.behaviour.coingecko = 'hang';
+  const [holder, ...others] = f.instances;
+  if (!holder) throw new Error('no fleet');
+  const first = getTokenPrice(holder, 'ETH');
+  const rest = Promise.all(others.map((deps) => getTokenPrice(deps, 'ETH')));
+  await vi.runAllTimersAsync();
+  // The holder's CoinGecko attempt times out after about 1.2 s, and Coinbase answers.
+  expect(await first).toMatchObject({ usd: 1579.62, source: 'exchange_a' });
+  for (const price of await rest) expect(price).toMatchObject({ usd: 1579.62, source: 'cache' });
+  // Until 2026-11-28 each of them stopped waiting after 1 s and read CoinGecko, then Coinbase, itself.
+  expect([f.count('coingecko'), f.count('coinbase')]).toEqual([1, 1]);
+});
+
+it('ETH: with every source hanging, they wait for the holder to give up, then back off with the fleet', async () => {
+  const f = fleet(8);
+  await seedEth(f.store, 60_000, { kind: 'timeout', retryAt: now() - 1, count: 2 });
+  Object.assign(f.behaviour, { coingecko: 'hang', coinbase: 'hang', kraken: 'hang' });
+  const [holder, ...others] = f.instances;
+  if (!holder) throw new Error('no fleet');
+  const first = getTokenPrice(holder, 'ETH');
+  const rest = Promise.all(others.map((deps) => getTokenPrice(deps, 'ETH')));
+  await vi.runAllTimersAsync();
+  // The holder spends its 3.5 s on the three sources and shares the failure with its retry time.
+  expect(await first).toMatchObject({ usd: 1500, source: 'stale-timeout' });
+  for (const price of await rest) expect(price).toMatchObject({ usd: 1500, source: 'stale-cooldown' });
+  // One attempt at each source for the fleet (Kraken's is two requests: Ticker and OHLC).
+  expect([f.count('coingecko'), f.count('coinbase'), f.count('kraken')]).toEqual([1, 1, 2]);
+});
+
+it.each([
+  [
+    'the last good reading as stale-timeout',
+    40_000,
+    { usd: 1500, source: 'stale-timeout', staleAgeMs: 43_750 },
+  ],
+  ['no price on a cold start', null, { usd: null, source: 'unavailable' }],
+])(
+  'ETH: when the lease holder died, serves %s at the end of the wait, without a read',
+  async (_, ageMs, served) => {
+    const f = fleet(1);
+    const [deps] = f.instances;
+    if (!deps) throw new Error('no fleet');
+    if (ageMs !== null) await seedEth(f.store, ageMs);
+    await f.store.lease('price:ETH:lease', 6_000, 'price:ETH'); // taken, and never written or let go
+    const price = getTokenPrice(deps, 'ETH');
+    await vi.runAllTimersAsync();
+    // It waited until a quarter second before its 4 s deadline.
+    expect(await price).toMatchObject(served);
+    expect(f.count('coingecko') + f.count('coinbase') + f.count('kraken')).toBe(0);
+    expect(deps.logs.join('\n')).toContain('lease holder late; serving the entry as it is');
+  },
+);
