@@ -13,8 +13,9 @@ export interface LastGoodStore {
    * Stores `value` under `key` for `keepMs`, unless the stored document holds a newer reading (a
    * greater `readAt`, see readAtOf): a refresh that began earlier, or failed, never replaces a reading
    * another instance wrote meanwhile. A stored reading time after `plausibleUntil` (a clock running
-   * ahead wrote it) does not count as newer. In the same round trip, releases the refresh lease
-   * `releaseLease` when given. Answers with the document kept when it was not stored.
+   * ahead wrote it), or equal to `unreadableAt` (the writer found that document unreadable), does not
+   * count as newer. In the same round trip, releases the refresh lease `releaseLease` when given.
+   * Answers with the document kept when it was not stored.
    */
   set(key: string, value: unknown, keepMs: number, options?: SetOptions): Promise<SetOutcome>;
   /**
@@ -31,6 +32,12 @@ export interface SetOptions {
   releaseLease?: string;
   /** Latest reading time (epoch ms) a stored document may claim and still be kept as newer. */
   plausibleUntil?: number;
+  /**
+   * The reading time of the stored document the writer read and could not use (it failed the kind's
+   * schema): that document is replaced whatever its reading time, while one another instance stored
+   * since, with another reading time, is kept as usual.
+   */
+  unreadableAt?: number;
 }
 
 /** A document's reading time (`readAt`, epoch ms), or null when it has none (no reading, or not an entry). */
@@ -39,9 +46,15 @@ export function readAtOf(document: unknown): number | null {
   return typeof readAt === 'number' && Number.isFinite(readAt) ? readAt : null;
 }
 
-/** Whether a document read at `storedAt` holds a newer (and plausible) reading than one read at `readAt`. */
-function holdsNewer(storedAt: number | null, readAt: number | null, plausibleUntil: number): boolean {
-  return storedAt !== null && storedAt > (readAt ?? Number.NEGATIVE_INFINITY) && storedAt <= plausibleUntil;
+/** Whether a document read at `storedAt` holds a newer (plausible, readable) reading than one at `readAt`. */
+function holdsNewer(storedAt: number | null, readAt: number | null, options: SetOptions): boolean {
+  const { plausibleUntil = Number.POSITIVE_INFINITY, unreadableAt } = options;
+  return (
+    storedAt !== null &&
+    storedAt > (readAt ?? Number.NEGATIVE_INFINITY) &&
+    storedAt <= plausibleUntil &&
+    storedAt !== unreadableAt
+  );
 }
 
 /** Creates the in-process store used when no Redis is configured; entries and leases expire like Redis keys. */
@@ -62,11 +75,11 @@ export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoo
     async get(key) {
       return read(key);
     },
-    async set(key, value, keepMs, { releaseLease, plausibleUntil = Number.POSITIVE_INFINITY } = {}) {
-      if (releaseLease) values.delete(releaseLease);
+    async set(key, value, keepMs, options = {}) {
+      if (options.releaseLease) values.delete(options.releaseLease);
       const stored = read(key);
       // Copies, as Redis would hold: later changes to either object must not show.
-      if (holdsNewer(readAtOf(stored), readAtOf(value), plausibleUntil))
+      if (holdsNewer(readAtOf(stored), readAtOf(value), options))
         return { stored: false, kept: structuredClone(stored) };
       values.set(key, { value: structuredClone(value), expiresAt: now() + keepMs });
       return { stored: true };

@@ -3,7 +3,7 @@ import { allSettled, settleWithin } from '../async';
 import { stillWaiting } from '../clock';
 import { type AppDeps, getState } from '../deps';
 import { STORE_TIMEOUT_MAX_MS } from './create-last-good';
-import type { LastGoodStore } from './last-good';
+import { type LastGoodStore, readAtOf } from './last-good';
 
 /** One upstream data kind read through the shared entry (mainnet gas, a price, an L2 network). */
 export interface SharedKind<T> {
@@ -169,16 +169,25 @@ async function refresh<T>(
   // This instance's own copy with times out of range (read before the clock was set back) is of
   // unknown age: it must neither win over the fleet's entry nor be kept as the last good reading.
   const mine = previous && !outOfRange(previous, deps.now()) ? previous : undefined;
+  // The reading time of the stored document last read here when it failed the schema: this
+  // instance's write replaces it, since no instance can use it (see SetOptions.unreadableAt).
+  let unreadableAt: number | undefined;
+  const readEntry = (raw: unknown) => {
+    unreadableAt = undefined;
+    return parseEntry(deps, kind, raw, () => {
+      unreadableAt = readAtOf(raw) ?? undefined;
+    });
+  };
   if (!skippingStore(local, deps.now())) {
     try {
-      const current = newest(parseEntry(deps, kind, await within(store.get(kind.key))), mine);
+      const current = newest(readEntry(await within(store.get(kind.key))), mine);
       local.storeFailures = 0;
       if (!isDue(kind, current, deps.now(), notBefore)) return hold(kind, current!, deps.now(), false, false);
       const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
       if (lease.taken) {
-        const latest = newest(parseEntry(deps, kind, lease.entry), current ?? undefined);
+        const latest = newest(readEntry(lease.entry), current ?? undefined);
         if (isDue(kind, latest, deps.now(), notBefore))
-          return await readAndShare(deps, kind, local, latest, leaseKey, deadlineAt);
+          return await readAndShare(deps, kind, local, latest, leaseKey, deadlineAt, unreadableAt);
         // Another holder wrote it just before letting go of the lease: nothing to read.
         await within(store.release(leaseKey));
         return hold(kind, latest!, deps.now(), false, false);
@@ -209,7 +218,7 @@ async function refresh<T>(
         );
         waited += delay;
         await new Promise((resolve) => setTimeout(resolve, delay));
-        const polled = parseEntry(deps, kind, await within(store.get(kind.key)));
+        const polled = readEntry(await within(store.get(kind.key)));
         if (polled && !isDue(kind, polled, deps.now(), notBefore))
           return hold(kind, polled, deps.now(), false, false);
       }
@@ -222,7 +231,7 @@ async function refresh<T>(
       }
       // The holder is late: read here and share the result with the others.
       deps.log.warn('lease holder late; reading upstream here', { key: kind.key });
-      return await readAndShare(deps, kind, local, current, null, deadlineAt);
+      return await readAndShare(deps, kind, local, current, null, deadlineAt, unreadableAt);
     } catch (error) {
       markSick(deps, local);
       deps.log.warn('shared store unavailable; reading upstream directly', {
@@ -238,6 +247,7 @@ async function refresh<T>(
  * Reads upstream and keeps the result as the new entry: a reading, or the failure with the previous
  * reading kept as last-known-good and a retry time that every instance respects. `leaseKey` is the
  * lease to release with the write (null: none held), or undefined to leave the store alone (unreachable).
+ * `unreadableAt`: the reading time of the stored document found unusable, which the write replaces.
  */
 async function readAndShare<T>(
   deps: Deps,
@@ -246,6 +256,7 @@ async function readAndShare<T>(
   current: Entry<T> | null,
   leaseKey: string | null | undefined,
   deadlineAt: number | undefined,
+  unreadableAt?: number,
 ): Promise<Held> {
   let entry: Entry<T>;
   try {
@@ -264,6 +275,7 @@ async function readAndShare<T>(
     try {
       const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, {
         ...(leaseKey ? { releaseLease: leaseKey } : {}),
+        ...(unreadableAt !== undefined ? { unreadableAt } : {}),
         plausibleUntil: deps.now() + CLOCK_SKEW_MS,
       });
       const outcome = await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
@@ -398,16 +410,23 @@ function newest<T>(shared: Entry<T> | null, mine: Entry<T> | undefined): Entry<T
 }
 
 /**
- * Validates a stored document; anything else is logged and treated as absent (the next holder
- * overwrites it). So are times no instance could have written: a reading from the future would be
- * served as fresh, and a retry past the longest back-off would stop every instance refreshing (an
- * instance whose clock runs ahead, or a mistyped entry, could otherwise take a kind down fleet-wide).
+ * Validates a stored document; anything else is logged, reported to `onUnreadable` and treated as
+ * absent (the next holder overwrites it). So are times no instance could have written: a reading from
+ * the future would be served as fresh, and a retry past the longest back-off would stop every instance
+ * refreshing (an instance whose clock runs ahead, or a mistyped entry, could otherwise take a kind
+ * down fleet-wide).
  */
-function parseEntry<T>(deps: Deps, kind: SharedKind<T>, raw: unknown): Entry<T> | null {
+function parseEntry<T>(
+  deps: Deps,
+  kind: SharedKind<T>,
+  raw: unknown,
+  onUnreadable?: () => void,
+): Entry<T> | null {
   if (raw === null || raw === undefined) return null;
   const parsed = entrySchema(kind.schema).safeParse(raw);
   if (!parsed.success) {
     deps.log.warn('ignored an unreadable shared entry', { key: kind.key });
+    onUnreadable?.();
     return null;
   }
   if (outOfRange(parsed.data, deps.now())) {

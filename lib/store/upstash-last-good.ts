@@ -43,7 +43,7 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
   return {
     scope: 'redis',
     get: (key) => call(async () => decode(await client().get<string>(KEY_PREFIX + key))),
-    set: (key, value, keepMs, { releaseLease, plausibleUntil } = {}) =>
+    set: (key, value, keepMs, { releaseLease, plausibleUntil, unreadableAt } = {}) =>
       call(async () => {
         const keys = [KEY_PREFIX + key, `${KEY_PREFIX + key}${READ_AT_SUFFIX}`];
         if (releaseLease) keys.push(KEY_PREFIX + releaseLease);
@@ -52,6 +52,7 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
           String(keepMs),
           String(readAtOf(value) ?? -1),
           String(plausibleUntil ?? Number.MAX_SAFE_INTEGER),
+          unreadableAt === undefined ? '' : String(unreadableAt),
         ];
         const answer = await client().eval<string[], unknown>(KEEP_NEWER_SET, keys, args);
         if (!Array.isArray(answer)) throw new Error('unexpected answer to the conditional write');
@@ -82,15 +83,17 @@ const READ_AT_SUFFIX = ':read-at';
 
 /**
  * The conditional write, atomic in Redis: KEYS entry, its read-at key, and the lease to release (if
- * any); ARGV the document, its lifetime (ms), its read-at and the latest plausible read-at. Keeps a
- * stored entry with a later, plausible read-at and answers {0, that entry}; else stores both keys and
+ * any); ARGV the document, its lifetime (ms), its read-at, the latest plausible read-at and the
+ * read-at of an entry the writer found unreadable ('' for none). Keeps a stored entry with a later,
+ * plausible read-at other than that one and answers {0, that entry}; else stores both keys and
  * answers {1}. An entry written before read-at keys existed has none and is replaced, as every entry was.
  */
 const KEEP_NEWER_SET = `
 if KEYS[3] then redis.call('DEL', KEYS[3]) end
 local stored = redis.call('GET', KEYS[1])
 local storedAt = tonumber(redis.call('GET', KEYS[2]) or '')
-if stored and storedAt and storedAt > tonumber(ARGV[3]) and storedAt <= tonumber(ARGV[4]) then
+if stored and storedAt and storedAt > tonumber(ARGV[3]) and storedAt <= tonumber(ARGV[4])
+  and storedAt ~= tonumber(ARGV[5]) then
   return {0, stored}
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])

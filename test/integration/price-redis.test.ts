@@ -115,6 +115,51 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     expect(typeof ttl === 'number' && ttl > 0 && ttl <= 60_000).toBe(true);
   });
 
+  it('replaces a stored entry the writer found unreadable, and only that one (unreadableAt)', async () => {
+    const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
+    await redis.command('DEL', 'gas-fee-api:shared:unreadable', 'gas-fee-api:shared:unreadable:read-at');
+    const unreadable = { value: 'another shape', readAt: 1_795_797_910_000, failure: null };
+    expect(await store.set('unreadable', unreadable, 60_000)).toEqual({ stored: true });
+    const failure = { value: null, readAt: null, failure: { kind: 'error', retryAt: 1, count: 1 } };
+    // A failure record carries no reading: the stored read time counts as newer...
+    expect(await store.set('unreadable', failure, 60_000)).toEqual({ stored: false, kept: unreadable });
+    // ...unless it is that of the document the writer could not read; another read time still wins.
+    const other = { unreadableAt: unreadable.readAt - 1 };
+    expect(await store.set('unreadable', failure, 60_000, other)).toEqual({
+      stored: false,
+      kept: unreadable,
+    });
+    const seen = { unreadableAt: unreadable.readAt };
+    expect(await store.set('unreadable', failure, 60_000, seen)).toEqual({ stored: true });
+    expect(await store.get('unreadable')).toEqual(failure);
+  });
+
+  it('shares a failed refresh over an unreadable entry with a recent read time: one attempt for the fleet', async () => {
+    // As a deploy whose price record had no `sparkline` wrote it, through the script (so with its read-at).
+    const readAt = Date.now() - 20_000;
+    const writer = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
+    const value = { usd: 1580, change24h: 1, priceSource: 'aggregator', readAt };
+    await redis.command('DEL', KEY, `${KEY}:read-at`);
+    await writer.set('price:ETH', { value, readAt, failure: null }, 60_000);
+    const fleet = Array.from({ length: 6 }, () => instance(bridge, { down: true }));
+    const asked = fleet.map((member) => {
+      let calls = 0;
+      const fetchFn = member.deps.fetch;
+      member.deps.fetch = (input, init) => {
+        calls += 1;
+        return fetchFn(input, init);
+      };
+      return () => calls;
+    });
+    for (const member of fleet) expect((await member.get()).body.source).toBe('unavailable');
+    // The first instance tried every source (Kraken: Ticker and OHLC) and stored the failure over the
+    // unreadable entry; the others backed off with it (until 2026-11-28 every one of them read them all).
+    expect(asked.map((calls) => calls())).toEqual([4, 0, 0, 0, 0, 0]);
+    const stored = JSON.parse(String(await redis.command('GET', KEY)));
+    expect(stored).toMatchObject({ value: null, readAt: null, failure: { kind: 'error', count: 1 } });
+    await redis.command('DEL', KEY, `${KEY}:read-at`); // the next tests start without the back-off
+  });
+
   it('sends each command once: a lease whose answer was lost is not sent again (it would read as taken by another)', async () => {
     const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
     await redis.command('DEL', 'gas-fee-api:shared:once:lease');

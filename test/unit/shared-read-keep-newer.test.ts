@@ -85,3 +85,36 @@ it('does not hold a fresh entry past its cadence while another instance holds th
   expect(later).toMatchObject({ value: 2, readAt: clock, readNow: true });
   expect(reads).toBe(1);
 });
+
+it('replaces an unreadable entry that claims a recent read time, so a failed refresh backs the fleet off', async () => {
+  const key = 'test:unreadable';
+  const store = createMemoryLastGoodStore(() => NOW);
+  // Written by a deploy whose reading had another shape: it fails this schema, its read time is plausible.
+  await store.set(key, { value: 'another shape', readAt: NOW - 20_000, failure: null }, 86_400_000);
+  let reads = 0;
+  const kind = kindOf(key, async () => {
+    reads += 1;
+    throw new Error('upstream down');
+  });
+  const fleet = Array.from({ length: 4 }, () => createTestDeps({}, { now: () => NOW, lastGood: store }));
+  const [first, ...others] = await Promise.all(fleet.map((deps) => readThrough(deps, kind)));
+  expect(first).toMatchObject({ value: null, failure: { attempted: true } });
+  // The failure record replaced the unreadable entry: the others back off instead of reading too.
+  for (const other of others) expect(other).toMatchObject({ value: null, failure: { attempted: false } });
+  expect(reads).toBe(1);
+  expect(await store.get(key)).toMatchObject({ value: null, readAt: null, failure: { count: 1 } });
+});
+
+it('replaces only the unreadable document the writer saw, never a newer one stored since', async () => {
+  const key = 'test:unreadable-store';
+  const store = createMemoryLastGoodStore(() => NOW);
+  const failure = { value: null, readAt: null, failure: { kind: 'error', retryAt: NOW + 5_000, count: 1 } };
+  await store.set(key, { value: 'another shape', readAt: NOW - 20_000, failure: null }, 86_400_000);
+  const unreadable = await store.get(key);
+  expect(await store.set(key, failure, 86_400_000)).toEqual({ stored: false, kept: unreadable });
+  expect(await store.set(key, failure, 86_400_000, { unreadableAt: NOW - 10_000 })).toMatchObject({
+    stored: false,
+  });
+  expect(await store.set(key, failure, 86_400_000, { unreadableAt: NOW - 20_000 })).toEqual({ stored: true });
+  expect(await store.get(key)).toEqual(failure);
+});
