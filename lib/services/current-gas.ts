@@ -116,7 +116,9 @@ async function readLiveUnranked(
 ): Promise<Omit<CurrentGasReading, 'baseFeePercentile7d'> | null> {
   try {
     const rpc = await readMainnetGasFromRpc(deps);
-    await rememberMainnetHead(deps, rpc.blockNumber);
+    // Off the refresh's path: a slow store must not hold the reading, nor cost it the shared entry's
+    // write (the record never throws; a write that fails or times out is logged by callSharedStore).
+    void rememberMainnetHead(deps, rpc.blockNumber);
     const { low, average, high, baseFee, blockNumber, source } = rpc;
     const updatedAt = new Date(deps.now()).toISOString();
     return { low, average, high, baseFee, blockNumber, source, updatedAt, ...toWalletFields(rpc) };

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
-import { createMemoryLastGoodStore } from '../../lib/store/last-good';
+import { CURRENT_GAS_LAST_GOOD_KEY } from '../../lib/services/current-gas';
+import { KNOWN_HEAD_KEY } from '../../lib/services/mainnet-known-head';
+import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { expectNoLeaks, type FaultMode, startUpstreams, type Upstreams } from '../upstreams';
 import { HEALTHY_VIEW } from '../upstreams/chain-model';
@@ -165,6 +167,27 @@ describe('GET /api/gas when every RPC provider has failed for hours', () => {
     // Two hours are 600 slots; a chain that filled only 60 % of them is far worse than mainnet's.
     const { body } = await askEtherscanLater(2, (head) => head + 360);
     expect(body.source).toBe('etherscan');
+  });
+});
+
+describe('GET /api/gas when the shared store is slow to keep the known head', () => {
+  it('shares the reading and releases the lease without waiting for the head record', async () => {
+    // The fleet's store, whose write of the known head alone never completes.
+    const inner = createMemoryLastGoodStore();
+    const lastGood: LastGoodStore = {
+      scope: 'redis',
+      get: (key) => inner.get(key),
+      lease: (key, ms, entryKey) => inner.lease(key, ms, entryKey),
+      release: (key) => inner.release(key),
+      set: (key, value, keepMs, options) =>
+        key === KNOWN_HEAD_KEY ? new Promise(() => {}) : inner.set(key, value, keepMs, options),
+    };
+    const { res } = await getGas(createTestDeps(upstreams.env, { lastGood }));
+    expect(res.status).toBe(200);
+    // Until 2026-11-28 the record was awaited first: it ran out the store's budget, the store was
+    // taken for sick, and the refresh neither stored its reading nor released its lease.
+    expect(await inner.get(CURRENT_GAS_LAST_GOOD_KEY)).toMatchObject({ value: { source: 'rpc-1' } });
+    expect(await inner.get(`${CURRENT_GAS_LAST_GOOD_KEY}:lease`)).toBeNull();
   });
 });
 
