@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AppDeps, getState } from '../deps';
-import { CLOCK_SKEW_MS, callSharedStore, ENTRY_KEEP_MS, KEEP_NEWER_MS } from '../store/shared-read';
+import { CLOCK_SKEW_MS, callSharedStore, ENTRY_KEEP_MS } from '../store/shared-read';
 import { computeMainnetHeadFloor, SLOT_SECONDS } from '../upstream/rpc-mainnet-gas';
 
 /**
@@ -54,10 +54,9 @@ export async function rememberMainnetHead(deps: Deps, number: number): Promise<v
   }
   const head = { number, readAt: deps.now() };
   local.head = head;
-  // A newer head another instance stored meanwhile stays (for 5.5 minutes by the store's clock, as
-  // the read-through entries do; no writer's clock decides).
+  // A newer head another instance stored meanwhile stays.
   await callSharedStore(deps, (store) =>
-    store.set(KNOWN_HEAD_KEY, head, ENTRY_KEEP_MS, { newerForMs: KEEP_NEWER_MS }),
+    store.set(KNOWN_HEAD_KEY, head, ENTRY_KEEP_MS, { plausibleUntil: deps.now() + CLOCK_SKEW_MS }),
   );
 }
 

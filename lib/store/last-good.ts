@@ -12,11 +12,10 @@ export interface LastGoodStore {
   /**
    * Stores `value` under `key` for `keepMs`, unless the stored document holds a newer reading (a
    * greater `readAt`, see readAtOf): a refresh that began earlier, or failed, never replaces a reading
-   * another instance wrote meanwhile. A stored reading counts as newer for `newerForMs` from when it
-   * was first stored, by the store's own clock (default: as long as it is kept); no writer's clock is
-   * consulted. A stored reading time equal to `unreadableAt` (the writer found that document
-   * unreadable) does not count as newer. In the same round trip, releases the refresh lease
-   * `releaseLease` when given. Answers with the document kept when it was not stored.
+   * another instance wrote meanwhile. A stored reading time after `plausibleUntil` (a clock running
+   * ahead wrote it), or equal to `unreadableAt` (the writer found that document unreadable), does not
+   * count as newer. In the same round trip, releases the refresh lease `releaseLease` when given.
+   * Answers with the document kept when it was not stored.
    */
   set(key: string, value: unknown, keepMs: number, options?: SetOptions): Promise<SetOutcome>;
   /**
@@ -31,11 +30,8 @@ export interface LastGoodStore {
 export type SetOutcome = { stored: true } | { stored: false; kept: unknown };
 export interface SetOptions {
   releaseLease?: string;
-  /**
-   * How long a stored reading is kept from being replaced by an older one, from when it was first
-   * stored (a failure record for the same reading does not restart it), by the store's own clock.
-   */
-  newerForMs?: number;
+  /** Latest reading time (epoch ms) a stored document may claim and still be kept as newer. */
+  plausibleUntil?: number;
   /**
    * The reading time of the stored document the writer read and could not use (it failed the kind's
    * schema): that document is replaced whatever its reading time, while one another instance stored
@@ -50,15 +46,20 @@ export function readAtOf(document: unknown): number | null {
   return typeof readAt === 'number' && Number.isFinite(readAt) ? readAt : null;
 }
 
-/** Whether a (readable) document read at `storedAt` holds a newer reading than one read at `readAt`. */
-function holdsNewer(storedAt: number | null, readAt: number | null, unreadableAt?: number): boolean {
-  return storedAt !== null && storedAt > (readAt ?? Number.NEGATIVE_INFINITY) && storedAt !== unreadableAt;
+/** Whether a document read at `storedAt` holds a newer (plausible, readable) reading than one at `readAt`. */
+function holdsNewer(storedAt: number | null, readAt: number | null, options: SetOptions): boolean {
+  const { plausibleUntil = Number.POSITIVE_INFINITY, unreadableAt } = options;
+  return (
+    storedAt !== null &&
+    storedAt > (readAt ?? Number.NEGATIVE_INFINITY) &&
+    storedAt <= plausibleUntil &&
+    storedAt !== unreadableAt
+  );
 }
 
 /** Creates the in-process store used when no Redis is configured; entries and leases expire like Redis keys. */
 export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoodStore {
   const values = new Map<string, { value: unknown; expiresAt: number }>();
-  const newer = new Map<string, { readAt: number; from: number; forMs: number }>();
   const read = (key: string) => {
     const hit = values.get(key);
     if (hit && hit.expiresAt <= now()) values.delete(key);
@@ -74,20 +75,13 @@ export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoo
     async get(key) {
       return read(key);
     },
-    async set(key, value, keepMs, { releaseLease, newerForMs = keepMs, unreadableAt } = {}) {
-      if (releaseLease) values.delete(releaseLease);
+    async set(key, value, keepMs, options = {}) {
+      if (options.releaseLease) values.delete(options.releaseLease);
       const stored = read(key);
-      const time = now();
-      // As the Redis script keeps it: the stored reading's time (-1 for none), for `newerForMs` from
-      // when that reading was stored; a clock now earlier than that ends it, as it ends every wait.
-      const guard = newer.get(key);
-      const guarded = stored !== null && guard && guard.from <= time && time < guard.from + guard.forMs;
-      const storedAt = guarded ? guard.readAt : null;
-      const readAt = readAtOf(value) ?? -1;
       // Copies, as Redis would hold: later changes to either object must not show.
-      if (holdsNewer(storedAt, readAt, unreadableAt)) return { stored: false, kept: structuredClone(stored) };
-      values.set(key, { value: structuredClone(value), expiresAt: time + keepMs });
-      if (storedAt !== readAt) newer.set(key, { readAt, from: time, forMs: newerForMs });
+      if (holdsNewer(readAtOf(stored), readAtOf(value), options))
+        return { stored: false, kept: structuredClone(stored) };
+      values.set(key, { value: structuredClone(value), expiresAt: now() + keepMs });
       return { stored: true };
     },
     async lease(key, ms, entryKey) {

@@ -82,14 +82,6 @@ const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 60_000;
 /** How far ahead of this instance's clock another instance's may run before its times are refused. */
 export const CLOCK_SKEW_MS = 30_000;
-/**
- * A stored reading is kept from being replaced by an older one for this long after it was stored, by
- * the store's own clock: while the services may serve it (5 minutes), and the skew allowed. Until
- * 2026-11-28 a stored reading more than 30 s ahead of the writer's clock could be replaced: an
- * instance whose clock ran slow took the fleet's entry for one from the future, read, and wrote its
- * own reading over it, stamped minutes early, so the fleet's last good price was gone.
- */
-export const KEEP_NEWER_MS = 5 * 60_000 + CLOCK_SKEW_MS;
 
 interface LocalState {
   held: Map<string, Held>;
@@ -284,7 +276,7 @@ async function readAndShare<T>(
       const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, {
         ...(leaseKey ? { releaseLease: leaseKey } : {}),
         ...(unreadableAt !== undefined ? { unreadableAt } : {}),
-        newerForMs: KEEP_NEWER_MS,
+        plausibleUntil: deps.now() + CLOCK_SKEW_MS,
       });
       const outcome = await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
       // Another instance stored a newer reading meanwhile (this read began earlier, or failed): it stays,

@@ -43,7 +43,7 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
   return {
     scope: 'redis',
     get: (key) => call(async () => decode(await client().get<string>(KEY_PREFIX + key))),
-    set: (key, value, keepMs, { releaseLease, newerForMs = keepMs, unreadableAt } = {}) =>
+    set: (key, value, keepMs, { releaseLease, plausibleUntil, unreadableAt } = {}) =>
       call(async () => {
         const keys = [KEY_PREFIX + key, `${KEY_PREFIX + key}${READ_AT_SUFFIX}`];
         if (releaseLease) keys.push(KEY_PREFIX + releaseLease);
@@ -51,8 +51,8 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
           JSON.stringify(value),
           String(keepMs),
           String(readAtOf(value) ?? -1),
+          String(plausibleUntil ?? Number.MAX_SAFE_INTEGER),
           unreadableAt === undefined ? '' : String(unreadableAt),
-          String(newerForMs),
         ];
         const answer = await client().eval<string[], unknown>(KEEP_NEWER_SET, keys, args);
         if (!Array.isArray(answer)) throw new Error('unexpected answer to the conditional write');
@@ -82,24 +82,22 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
 const READ_AT_SUFFIX = ':read-at';
 
 /**
- * The conditional write, atomic in Redis: KEYS entry, its read-at key (epoch ms; -1 for none), and the
- * lease to release (if any); ARGV the document, its lifetime (ms), its read-at, the read-at of an
- * entry the writer found unreadable ('' for none) and how long a stored reading counts as newer (ms).
- * Keeps a stored entry with a later read-at other than that one and answers {0, that entry}; else
- * stores it and answers {1}. The read-at key expires that long after its reading was first stored
- * (a failure record for the same reading leaves it), so Redis's own clock ends the protection: no
- * writer's clock is compared. An entry written before read-at keys existed has none and is replaced.
+ * The conditional write, atomic in Redis: KEYS entry, its read-at key, and the lease to release (if
+ * any); ARGV the document, its lifetime (ms), its read-at, the latest plausible read-at and the
+ * read-at of an entry the writer found unreadable ('' for none). Keeps a stored entry with a later,
+ * plausible read-at other than that one and answers {0, that entry}; else stores both keys and
+ * answers {1}. An entry written before read-at keys existed has none and is replaced, as every entry was.
  */
 const KEEP_NEWER_SET = `
 if KEYS[3] then redis.call('DEL', KEYS[3]) end
 local stored = redis.call('GET', KEYS[1])
 local storedAt = tonumber(redis.call('GET', KEYS[2]) or '')
-local readAt = tonumber(ARGV[3])
-if stored and storedAt and storedAt > readAt and storedAt ~= tonumber(ARGV[4]) then
+if stored and storedAt and storedAt > tonumber(ARGV[3]) and storedAt <= tonumber(ARGV[4])
+  and storedAt ~= tonumber(ARGV[5]) then
   return {0, stored}
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-if storedAt ~= readAt then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5]) end
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2])
 return {1}
 `;
 

@@ -105,37 +105,14 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     const latest = { value: 3, readAt: newer.readAt + 1, failure: null };
     expect(await store.set('newer', latest, 60_000)).toEqual({ stored: true });
     expect(await store.get('newer')).toEqual(latest);
-    const ttl = await redis.command('PTTL', 'gas-fee-api:shared:newer:read-at');
-    expect(typeof ttl === 'number' && ttl > 0 && ttl <= 60_000).toBe(true);
-  });
-
-  it("keeps a newer reading for newerForMs by Redis's clock, whatever the writer's, then lets any write replace it", async () => {
-    const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
-    const readAtKey = 'gas-fee-api:shared:guarded:read-at';
-    await redis.command('DEL', 'gas-fee-api:shared:guarded', readAtKey);
-    const pttl = async () => Number(await redis.command('PTTL', readAtKey));
-    const reading = { value: 1, readAt: 1_795_797_910_000, failure: null };
-    expect(await store.set('guarded', reading, 86_400_000, { newerForMs: 330_000 })).toEqual({
+    // A stored reading later than the writer finds plausible (a clock running ahead wrote it) is replaced.
+    const fixed = { value: 4, readAt: newer.readAt - 1_000, failure: null };
+    expect(await store.set('newer', fixed, 60_000, { plausibleUntil: newer.readAt })).toEqual({
       stored: true,
     });
-    const guardedFor = await pttl();
-    expect(guardedFor).toBeGreaterThan(0);
-    expect(guardedFor).toBeLessThanOrEqual(330_000);
-    // A reading stamped earlier (an instance whose clock runs minutes slow) is kept out meanwhile.
-    const early = { value: 2, readAt: reading.readAt - 360_000, failure: null };
-    expect(await store.set('guarded', early, 86_400_000, { newerForMs: 330_000 })).toEqual({
-      stored: false,
-      kept: reading,
-    });
-    // A failure record for the same reading is stored, and does not extend the protection.
-    const failed = { ...reading, failure: { kind: 'error', retryAt: 1, count: 1 } };
-    expect(await store.set('guarded', failed, 86_400_000, { newerForMs: 330_000 })).toEqual({ stored: true });
-    expect(await pttl()).toBeLessThanOrEqual(guardedFor);
-    // Once Redis has expired the read-at key (here: at once), the reading is no longer kept from any write.
-    await redis.command('PEXPIRE', readAtKey, '1');
-    while ((await redis.command('EXISTS', readAtKey)) === 1) await new Promise((r) => setTimeout(r, 5));
-    expect(await store.set('guarded', early, 86_400_000, { newerForMs: 330_000 })).toEqual({ stored: true });
-    expect(await store.get('guarded')).toEqual(early);
+    expect(await store.get('newer')).toEqual(fixed);
+    const ttl = await redis.command('PTTL', 'gas-fee-api:shared:newer:read-at');
+    expect(typeof ttl === 'number' && ttl > 0 && ttl <= 60_000).toBe(true);
   });
 
   it('replaces a stored entry the writer found unreadable, and only that one (unreadableAt)', async () => {
@@ -181,29 +158,6 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     const stored = JSON.parse(String(await redis.command('GET', KEY)));
     expect(stored).toMatchObject({ value: null, readAt: null, failure: { kind: 'error', count: 1 } });
     await redis.command('DEL', KEY, `${KEY}:read-at`); // the next tests start without the back-off
-  });
-
-  it("keeps the fleet's price when an instance whose clock runs 6 minutes slow reads and writes its own", async () => {
-    await redis.command('DEL', KEY, `${KEY}:read-at`);
-    const state = { down: false };
-    const live = await instance(bridge, state).get();
-    expect(live.body.source).toBe('aggregator');
-    const fleetReadAt = JSON.parse(String(await redis.command('GET', KEY))).readAt as number;
-    // To it the fleet's entry is from the future: it reads the sources itself and writes its reading,
-    // stamped 6 minutes early. Until 2026-11-28 that write replaced the fleet's entry.
-    const lagging = instance(bridge, state, () => Date.now() - 6 * 60_000);
-    expect((await lagging.get()).body.usd).toBeGreaterThan(0);
-    expect(lagging.deps.logs.join('\n')).toContain('ignored a shared entry with times out of range');
-    expect(JSON.parse(String(await redis.command('GET', KEY))).readAt).toBe(fleetReadAt);
-    // So another instance still has the fleet's price when every source fails.
-    state.down = true;
-    const other = await instance(bridge, state).get();
-    expect(other.body).toMatchObject({
-      usd: 1580,
-      priceSource: 'aggregator',
-      updatedAt: live.body.updatedAt,
-    });
-    await redis.command('DEL', KEY, `${KEY}:read-at`);
   });
 
   it('sends each command once: a lease whose answer was lost is not sent again (it would read as taken by another)', async () => {

@@ -118,30 +118,3 @@ it('replaces only the unreadable document the writer saw, never a newer one stor
   expect(await store.set(key, failure, 86_400_000, { unreadableAt: NOW - 20_000 })).toEqual({ stored: true });
   expect(await store.get(key)).toEqual(failure);
 });
-
-it("keeps the fleet's reading from a writer whose clock runs minutes slow, for as long as it may be served", async () => {
-  const key = 'test:slow-writer';
-  let clock = NOW;
-  const store = createMemoryLastGoodStore(() => clock); // the store's own clock, as Redis's
-  const honest = createTestDeps({}, { now: () => clock, lastGood: store });
-  const lagging = createTestDeps({}, { now: () => clock - 6 * 60_000, lastGood: store });
-  let reads = 0;
-  const kind = (deps: { now: () => number }) =>
-    kindOf(key, async () => {
-      reads += 1;
-      return { value: reads, readAt: deps.now() };
-    });
-  expect(await readThrough(honest, kind(honest))).toMatchObject({ value: 1, readAt: NOW });
-  clock += 1_000;
-  // To the slow instance the entry is from the future: it reads itself, and keeps its own reading.
-  expect(await readThrough(lagging, kind(lagging))).toMatchObject({ value: 2, readNow: true });
-  expect(lagging.logs.join('\n')).toContain('ignored a shared entry with times out of range');
-  // Its write, stamped 6 minutes early, did not replace the fleet's reading (until 2026-11-28 it did).
-  expect(await store.get(key)).toEqual({ value: 1, readAt: NOW, failure: null });
-  // Once that reading can no longer be served (5 minutes, and the 30 s of skew), it is not kept from
-  // being replaced by any reading, whatever its stamp.
-  clock = NOW + 5 * 60_000 + 30_000;
-  const late = createTestDeps({}, { now: () => clock - 10 * 60_000, lastGood: store });
-  expect(await readThrough(late, kind(late))).toMatchObject({ value: 3 });
-  expect(await store.get(key)).toMatchObject({ value: 3, readAt: clock - 10 * 60_000 });
-});
