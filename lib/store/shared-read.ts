@@ -180,7 +180,8 @@ async function refresh<T>(
   };
   if (!skippingStore(local, deps.now())) {
     try {
-      const current = newest(readEntry(await within(store.get(kind.key))), mine);
+      const found = await within(store.get(kind.key));
+      const current = newest(readEntry(found), mine);
       local.storeFailures = 0;
       if (!isDue(kind, current, deps.now(), notBefore)) return hold(kind, current!, deps.now(), false, false);
       const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
@@ -218,9 +219,17 @@ async function refresh<T>(
         );
         waited += delay;
         await new Promise((resolve) => setTimeout(resolve, delay));
-        const polled = readEntry(await within(store.get(kind.key)));
+        const raw = await within(store.get(kind.key));
+        const polled = readEntry(raw);
         if (polled && !isDue(kind, polled, deps.now(), notBefore))
           return hold(kind, polled, deps.now(), false, false);
+        // Another document than the one found, that this instance cannot use (times out of range for
+        // its clock, a shape it cannot read): the holder's, so waiting on would end with nothing. Until
+        // 2026-11-28 an instance whose clock ran slow waited to its deadline, then answered without.
+        if (raw != null && polled === null && readAtOf(raw) !== readAtOf(found)) {
+          deps.log.warn('the new entry is unusable here; reading upstream here', { key: kind.key });
+          return await readAndShare(deps, kind, local, current, null, deadlineAt, unreadableAt);
+        }
       }
       if (deadlineAt !== undefined) {
         // No time left to read: the entry's reading is served as last-known-good (a refresh that ran

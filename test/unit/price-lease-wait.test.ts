@@ -24,8 +24,11 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** `size` instances (own state each) over one store, with upstreams that follow `behaviour`. */
-function fleet(size: number) {
+/**
+ * `size` instances (own state each) over one store, with upstreams that follow `behaviour`; instance
+ * i's clock runs `clockOffsetsMs[i]` (default 0) off the true time.
+ */
+function fleet(size: number, clockOffsetsMs: number[] = []) {
   const behaviour: Record<Host, Mode> = { coingecko: 'ok', coinbase: 'ok', kraken: 'ok' };
   let openGate = () => {};
   const gate = new Promise<void>((resolve) => {
@@ -54,8 +57,8 @@ function fleet(size: number) {
     KRAKEN_API_URL: 'http://kraken.test',
     UPSTREAM_TIMEOUT_MS: '2500',
   };
-  const instances = Array.from({ length: size }, () =>
-    createTestDeps(env, { fetch: fetchFn, now, lastGood: store }),
+  const instances = Array.from({ length: size }, (_, i) =>
+    createTestDeps(env, { fetch: fetchFn, now: () => now() + (clockOffsetsMs[i] ?? 0), lastGood: store }),
   );
   const count = (host: Host) => calls.filter((call) => call === host).length;
   return { behaviour, store, instances, openGate, count };
@@ -158,3 +161,19 @@ it.each([
     expect(deps.logs.join('\n')).toContain('lease holder late; serving the entry as it is');
   },
 );
+
+it('ETH: an instance whose clock runs 2 min slow reads for itself, not wait for an entry it cannot use', async () => {
+  const f = fleet(2, [0, -120_000]);
+  const [holder, slow] = f.instances;
+  if (!holder || !slow) throw new Error('no fleet');
+  f.behaviour.coingecko = 'gated';
+  slow.lastGood = onLeaseRefused(slow.lastGood, f.openGate);
+  const first = getTokenPrice(holder, 'ETH');
+  const second = getTokenPrice(slow, 'ETH');
+  await vi.runAllTimersAsync();
+  expect(await first).toMatchObject({ usd: 1580, source: 'aggregator' });
+  // The holder's entry is two minutes ahead of its clock: out of range, never taken. Until 2026-11-28
+  // it polled until its deadline for it and answered unavailable, with every source healthy.
+  expect(await second).toMatchObject({ usd: 1580, source: 'aggregator' });
+  expect(slow.logs.join('\n')).toContain('the new entry is unusable here');
+});
