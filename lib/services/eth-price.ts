@@ -132,7 +132,9 @@ export function getEthPrice(deps: AppDeps): Promise<TokenPrice> {
 /** A token's price as a shared data kind: the chain within the deadline, keeping the last sparkline. */
 function priceKind(deps: AppDeps, token: PriceToken, deadlineAt: number): SharedKind<PriceRecord> {
   return {
-    key: `price:${token}`,
+    // v2 since records carry their quote's time (2026-11-28): a release before it rewrote a record
+    // without that time on every failed refresh, and the fleet then dated the price by its read.
+    key: `price:v2:${token}`,
     schema: priceRecordSchemaOf(token),
     freshMs: freshMsOf(token),
     failureKind: (error) => (error instanceof PriceChainFailure ? error.kind : 'error'),

@@ -267,7 +267,7 @@ describe('a fleet reading through the shared Redis entry', () => {
     ],
     [
       'an ETH price of $1e300',
-      'gas-fee-api:shared:price:ETH',
+      'gas-fee-api:shared:price:v2:ETH',
       '/api/eth-price',
       (v: Record<string, unknown>) => (v.usd = 1e300),
     ],

@@ -8,7 +8,7 @@ import { createTestDeps } from '../helpers/deps';
 import { type RedisServer, startRedisServer } from './helpers/redis-server';
 import { type BridgeFault, startUpstashBridge, type UpstashBridge } from './helpers/upstash-bridge';
 
-const KEY = 'gas-fee-api:shared:price:ETH';
+const KEY = 'gas-fee-api:shared:price:v2:ETH';
 
 /** Price upstreams played in-process (this file is about Redis): all healthy, or all failing. */
 function sources(state: { down: boolean }) {
@@ -140,7 +140,7 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     const writer = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
     const value = { usd: 1580, change24h: 1, priceSource: 'aggregator', readAt };
     await redis.command('DEL', KEY, `${KEY}:read-at`);
-    await writer.set('price:ETH', { value, readAt, failure: null }, 60_000);
+    await writer.set('price:v2:ETH', { value, readAt, failure: null }, 60_000);
     const fleet = Array.from({ length: 6 }, () => instance(bridge, { down: true }));
     const asked = fleet.map((member) => {
       let calls = 0;

@@ -103,7 +103,7 @@ it.each<[PriceToken, number]>([
 async function seedEth(store: LastGoodStore, ageMs: number, failure: object | null = null) {
   const readAt = now() - ageMs;
   const value = { usd: 1500, change24h: 1, priceSource: 'aggregator', readAt, sparkline: null };
-  await store.set('price:ETH', { value, readAt, failure }, 86_400_000);
+  await store.set('price:v2:ETH', { value, readAt, failure }, 86_400_000);
 }
 
 it('ETH: instances that meet the lease holder give it its whole budget while CoinGecko hangs', async () => {
@@ -152,7 +152,7 @@ it.each([
     const [deps] = f.instances;
     if (!deps) throw new Error('no fleet');
     if (ageMs !== null) await seedEth(f.store, ageMs);
-    await f.store.lease('price:ETH:lease', 6_000, 'price:ETH'); // taken, and never written or let go
+    await f.store.lease('price:v2:ETH:lease', 6_000, 'price:v2:ETH'); // taken, and never written or let go
     const price = getTokenPrice(deps, 'ETH');
     await vi.runAllTimersAsync();
     // It waited until a quarter second before its 4 s deadline.

@@ -49,17 +49,17 @@ describe('Worker reading through the shared Redis entry', () => {
   });
 
   it('reads a kind with no entry upstream once, shares it in Redis and lets go of the lease', async () => {
-    expect(await redis().get(`${KEY}price:ETH`)).toBeNull();
+    expect(await redis().get(`${KEY}price:v2:ETH`)).toBeNull();
     const body = await get('/api/eth-price');
     expect(body).toMatchObject({ source: 'aggregator', priceSource: 'aggregator' });
-    const entry = JSON.parse(String(await redis().get<string>(`${KEY}price:ETH`))) as Entry;
+    const entry = JSON.parse(String(await redis().get<string>(`${KEY}price:v2:ETH`))) as Entry;
     // The price is dated by its quote (CoinGecko's last_updated); the entry by when it was read.
     expect(entry.value).toMatchObject({ usd: body.usd, priceSource: 'aggregator' });
     expect(entry.value.quotedAt).toBe(Date.parse(String(body.updatedAt)));
     expect(entry.readAt).toBeGreaterThanOrEqual(Number(entry.value.quotedAt));
     expect(entry.failure).toBeNull();
-    expect(await redis().exists(`${KEY}price:ETH:lease`)).toBe(0);
-    const pttl = await redis().pttl(`${KEY}price:ETH`);
+    expect(await redis().exists(`${KEY}price:v2:ETH:lease`)).toBe(0);
+    const pttl = await redis().pttl(`${KEY}price:v2:ETH`);
     expect(pttl).toBeGreaterThan(3_600_000);
   });
 });
