@@ -61,6 +61,51 @@ describe("answerClientError (requests Node's parser refuses)", () => {
     expect(written.join('').split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
   });
 
+  it('reads only the bytes around the offset, not the requests pipelined before it (each up to 16 KiB)', () => {
+    // Two requests with 16 KB URLs, then a ClientHello: Node's packet holds all three. A search back
+    // over the earlier requests' bytes took time quadratic in a URL's length (a second per 16 KB).
+    const earlier = `GET /api/gas?${'a'.repeat(16_000)} HTTP/1.1\r\nHost: a\r\n\r\n`.repeat(2);
+    const hello = Buffer.from('1603010200010001fc0303', 'hex');
+    const packet = Buffer.concat([Buffer.from(earlier, 'latin1'), hello]);
+    const read = new Set<number>();
+    const called: string[] = [];
+    // The packet as Node hands it over, noting each byte read and each method called on it whole.
+    const rawPacket = new Proxy(packet, {
+      get(target, key) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) read.add(Number(key));
+        const value = Reflect.get(target, key);
+        if (typeof value !== 'function') return value;
+        called.push(String(key));
+        return value.bind(target);
+      },
+    });
+    const { s, written } = socket();
+    answerClientError(
+      Object.assign(refusal('HPE_INVALID_METHOD'), { rawPacket, bytesParsed: earlier.length }),
+      s,
+    );
+    expect(written.join('').split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(called).toEqual([]);
+    expect(Math.min(...read)).toBeGreaterThanOrEqual(earlier.length - 32);
+    expect(Math.max(...read)).toBeLessThanOrEqual(earlier.length + 1);
+  });
+
+  it.each([
+    [`GET /?${'a'.repeat(16_000)} HTTP/1.1\r\nHost: a\r\n\r\n`, 'FOO / HTTP/1.1\r\n\r\n', 1, 501],
+    [`GET /?${'a'.repeat(16_000)} HTTP/1.1\r\nHost: a\r\n\r\n`, 'MKFOO / HTTP/1.1\r\n\r\n', 2, 501],
+    [`POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc`, 'FOO / HTTP/1.1\r\n\r\n', 1, 501],
+    [`GET /?${'a'.repeat(16_000)} HTTP/1.1\r\nHost: a\r\n\r\n`, '\x16\x03\x01\x02\x00', 0, 400],
+  ])(
+    'answers HPE_INVALID_METHOD after a long pipelined request as after none (%#)',
+    (earlier, next, into, status) => {
+      const { s, written } = socket();
+      const rawPacket = Buffer.from(earlier + next, 'latin1');
+      const bytesParsed = earlier.length + into;
+      answerClientError(Object.assign(refusal('HPE_INVALID_METHOD'), { rawPacket, bytesParsed }), s);
+      expect(written.join('').split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    },
+  );
+
   it('closes without a word a connection whose earlier response is under way (an answer would land inside it)', () => {
     const { s, written } = socket(true);
     answerClientError(refusal('HPE_INVALID_METHOD'), s);
