@@ -47,8 +47,24 @@ function shownName(name: string): string {
   return /^\S+$/.test(short) ? short : JSON.stringify(short);
 }
 
-/** A bracket suffix (`[]`, `[0]`, `[x]`, `[a][b]`): how qs, axios and PHP-style forms send arrays. */
-const BRACKET_SUFFIX = /(\[[^\]]*\])+(?=\s*$)/;
+/**
+ * A bracket suffix (`[]`, `[0]`, `[x]`, `[a][b]`), then only whitespace: how qs, axios and
+ * PHP-style forms send arrays. Anchored, and tried only from a name's first `[`: an unanchored
+ * search tried again from every `[`, in time quadratic in the name's length (a name of 16k `[`
+ * took seconds).
+ */
+const BRACKET_SUFFIX = /^(?:\[[^\]]*\])+(?=\s*$)/;
+
+/**
+ * `sent` without its bracket suffix, which is looked for from its first `[` only: one from a later
+ * `[` would leave a `[` in the name, and no declared name holds one.
+ */
+function withoutBracketSuffix(sent: string): string {
+  const open = sent.indexOf('[');
+  if (open < 0) return sent;
+  const suffix = BRACKET_SUFFIX.exec(sent.slice(open))?.[0];
+  return suffix === undefined ? sent : sent.slice(0, open) + sent.slice(open + suffix.length);
+}
 
 /**
  * Says how a sent query name misspells a declared one (another case, an array-style bracket suffix,
@@ -57,7 +73,7 @@ const BRACKET_SUFFIX = /(\[[^\]]*\])+(?=\s*$)/;
  */
 function describeMisspelling(sent: string, declared: string): string | undefined {
   if (sent === declared) return undefined;
-  const unbracketed = sent.replace(BRACKET_SUFFIX, '');
+  const unbracketed = withoutBracketSuffix(sent);
   const bare = unbracketed.trim();
   if (bare.toLowerCase() !== declared.toLowerCase()) return undefined;
   const hints: string[] = [];

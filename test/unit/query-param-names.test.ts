@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
+import { invalidQueryProblem } from '../../lib/http/params';
 import { createTestDeps } from '../helpers/deps';
 
 // Apart from http-conventions.test.ts: its probe route declares `range` and `network` with other
@@ -79,5 +80,35 @@ describe('query parameter names', () => {
       'NETWORK is not a parameter of this endpoint; parameter names are case-sensitive: did you mean network? ' +
         'hours "5" is not an allowed value (values are case-sensitive); allowed: 1, 6, 24, 168',
     );
+  });
+
+  it('checks a long name in time linear in its length (a name of 16k `[` took seconds)', () => {
+    const declared = ['range', 'network', 'hours'];
+    const names = [
+      '['.repeat(16_000),
+      `${'[]'.repeat(8_000)}x`,
+      '[a'.repeat(8_000),
+      `range${'['.repeat(16_000)}`,
+      ` range ${'[0]'.repeat(5_000)}[`,
+    ];
+    // Budget: some hundred times what the check takes here (a few ms for all five); the search
+    // tried from every `[` took over a second for each name.
+    const started = performance.now();
+    for (const name of names) expect(invalidQueryProblem({ [name]: ['7d'] }, declared)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('still reads a long bracket suffix as one, whatever it holds', () => {
+    for (const name of [
+      `range[${'a'.repeat(16_000)}]`,
+      `RANGE${'[0]'.repeat(5_000)} `,
+      `range[[[${'['.repeat(9_000)}]`,
+    ]) {
+      const problem = invalidQueryProblem({ [name]: ['7d'] }, ['network', 'range']);
+      expect(problem?.extra.invalidParams?.[0]?.reason).toContain(
+        'array-style names with brackets are not read',
+      );
+      expect(problem?.extra.invalidParams?.[0]?.reason).toContain('did you mean range?');
+    }
   });
 });
