@@ -5,7 +5,7 @@ import { DomainError } from '../lib/errors';
 import type { AnswerRoutes } from '../lib/http/cached-answer';
 import { createRenderedJsonCache } from '../lib/http/cached-json';
 import { responseHeaders } from '../lib/http/headers';
-import { invalidQueryProblem } from '../lib/http/params';
+import { invalidQueryProblem, invalidRequestProblem } from '../lib/http/params';
 import { HttpProblem, problemFromDomainError, problemResponse } from '../lib/http/problem';
 import type { ApiApp, AppEnv } from './app-env';
 import { registerDashboard } from './dashboard';
@@ -27,7 +27,12 @@ import { registerWeb } from './web';
 export function createApp(deps: AppDeps, options: { routes?: AnswerRoutes } = {}): ApiApp {
   const app: ApiApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
-      if (result.target !== 'query') return;
+      // A path parameter, header, cookie or body a route's schema refuses: a problem naming the
+      // field, never the validator's own JSON 400.
+      if (result.target !== 'query') {
+        if (result.success) return;
+        return problemResponse(invalidRequestProblem(result.target, result.error), instanceOf(c.req.url));
+      }
       const declared = declaredQueryNames(app, routePath(c));
       const problem = invalidQueryProblem(
         c.req.queries(),
@@ -89,14 +94,23 @@ export function createApp(deps: AppDeps, options: { routes?: AnswerRoutes } = {}
   return app;
 }
 
-/** The query parameters a route declares, read from its OpenAPI definition (`path` as registered). */
+/**
+ * The query parameters a route declares, read from its OpenAPI definition. `path` is hono's
+ * (`/x/:id`); the definition has the document's (`/x/{id}`), turned into hono's here as
+ * app.openapi does when it registers the route.
+ */
 function declaredQueryNames(app: ApiApp, path: string): string[] {
   for (const definition of app.openAPIRegistry.definitions) {
-    if (definition.type !== 'route' || definition.route.path !== path) continue;
+    if (definition.type !== 'route' || honoPath(definition.route.path) !== path) continue;
     const query = definition.route.request?.query;
     if (query && 'shape' in query) return Object.keys(query.shape);
   }
   return [];
+}
+
+/** An OpenAPI path as hono routes it: `{id}` becomes `:id` (the conversion app.openapi makes). */
+function honoPath(openApiPath: string): string {
+  return openApiPath.includes('{') ? openApiPath.replaceAll(/\/{(.+?)}/g, '/:$1') : openApiPath;
 }
 
 /** The request path and query, the `instance` of a problem; never a host name, and never very long. */

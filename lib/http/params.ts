@@ -178,3 +178,34 @@ export function invalidQueryProblem(
     invalidParams: [...misspelt, ...invalid],
   });
 }
+
+/** What each part of a request hono validates is called in a problem's title. */
+const REQUEST_PART: Readonly<Record<string, string>> = {
+  param: 'path parameter',
+  header: 'request header',
+  cookie: 'cookie',
+  json: 'request body',
+  form: 'form field',
+};
+
+/**
+ * The 400 for a request part other than the query (`target` as hono names it: param, header,
+ * cookie, json, form) that its schema refused: each field by name (`body` for a JSON body refused
+ * whole), what was wrong and, for an enumeration, the allowed values. No route declares such a
+ * schema yet; the app gives this rather than the validator's own JSON 400.
+ */
+export function invalidRequestProblem(target: string, error: ZodError): HttpProblem {
+  const part = REQUEST_PART[target] ?? target;
+  const invalid: InvalidParam[] = error.issues.map((issue) => {
+    const name = shorten(issue.path.map(String).join('.') || (target === 'json' ? 'body' : target));
+    // An enumeration's message lists its values; they go to `allowed`, as for a query parameter.
+    if (issue.code === 'invalid_value')
+      return { name, reason: 'is not an allowed value', allowed: issue.values.map(String) };
+    return { name, reason: issue.message };
+  });
+  const describe = (p: InvalidParam) =>
+    p.allowed ? `${p.name} ${p.reason}; allowed: ${p.allowed.join(', ')}` : `${p.name}: ${p.reason}`;
+  return new HttpProblem(400, `Invalid ${part}`, invalid.map(describe).join('. '), {
+    invalidParams: invalid,
+  });
+}
