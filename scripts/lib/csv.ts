@@ -54,16 +54,17 @@ const NUMERIC = /^-?\d+(\.\d+)?$/;
 const WEI = /^(\d+)(?:\.(\d+))?$/;
 // An ISO 8601 date, or date-time: `T` or one space, a one- or two-digit hour, minutes, optional
 // seconds and fraction, and an optional zone, with or without a space before it: `Z`, `UTC` or `GMT`,
-// or an offset ±hh, ±hhmm, ±hh:mm (after `UTC` or `GMT`, or before an abbreviation that agrees with
-// it, as Go's `+0000 UTC`; see abbreviationProblem). It is built field by field with Date.UTC:
-// Date.parse reads a form it does not know as ISO (a one-digit hour, two spaces, "03:04:05 PM") in
-// the machine's zone, and the data sets here are all UTC.
+// or an offset ±hh, ±hhmm, ±hh:mm (after `UTC` or `GMT`, or before a zone abbreviation as Go writes
+// one, `-0500 EST`, `+0000 UTC` or `-0300 -03`; the offset decides, see abbreviationProblem). It is
+// built field by field with Date.UTC: Date.parse reads a form it does not know as ISO (a one-digit
+// hour, two spaces, "03:04:05 PM") in the machine's zone, and the data sets here are all UTC.
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?: ?(Z|UTC|GMT)| ?(?:UTC|GMT)?([+-]\d{2}(?::?\d{2})?)(?: ([A-Z]{2,5}|[+-]\d{2}(?:\d{2})?))?)?)?$/i;
 
 /** The forms a time cell may take, for the error that refuses one. */
 const TIME_FORMS =
-  'an ISO 8601 date-time with a zone (Z, UTC, GMT, ±hh:mm, ±hhmm or ±hh), one without a zone or a date ' +
+  'an ISO 8601 date-time with a zone (Z, UTC, GMT, ±hh:mm, ±hhmm or ±hh; after an offset a zone name ' +
+  'of 2 to 5 letters may follow, as Go writes -0500 EST), one without a zone or a date ' +
   '(read as UTC), or Unix seconds';
 
 /**
@@ -112,20 +113,28 @@ function zoneOffsetMs(zone: string): number | undefined {
   return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes) * 60_000;
 }
 
+/** Names of UTC itself: after an offset other than zero they contradict it. */
+const UTC_NAMES = /^(UTC|GMT|UT)$/i;
+
 /**
- * Why a zone abbreviation after an offset is refused, or undefined when it agrees: `UTC` or `GMT`
- * with a zero offset (Go's `+0000 UTC`), or the offset written again (Go's `-0300 -03` for a zone
- * without a name). Any other would leave the offset to decide in silence what the writer may have
- * meant otherwise (`-0500 UTC`), and a name such as EST or IST stands for several offsets.
+ * Why a zone abbreviation after an offset is refused, or undefined when it is taken. Go's
+ * time.String() writes the offset, then the zone's abbreviation: a name (`-0500 EST`,
+ * `+0100 CET`, `+0000 UTC`) or, for a zone without one, the offset again (`-0300 -03`,
+ * `+0530 +0530`). The offset decides: a name such as EST or IST stands for several offsets, so
+ * none is looked up. Refused is only what visibly contradicts it: UTC, GMT or UT with an offset
+ * other than zero, or a numeric abbreviation that is another offset (`+0530 +05`).
  */
 function abbreviationProblem(abbreviation: string, offset: string, offsetMs: number): string | undefined {
-  const named = /^(UTC|GMT)$/i.test(abbreviation);
-  if (named ? offsetMs === 0 : zoneOffsetMs(abbreviation) === offsetMs) return undefined;
-  const fault =
-    named || /^[+-]/.test(abbreviation)
-      ? `its zone abbreviation ${abbreviation} contradicts its offset ${offset}`
-      : `its zone abbreviation ${abbreviation} after the offset ${offset} is not one this reader knows`;
-  return `${fault}; after an offset only UTC or GMT (with a zero offset) or the same offset (as Go writes -0300 -03) may follow, or write the offset alone`;
+  const numeric = /^[+-]/.test(abbreviation);
+  const agrees = numeric
+    ? zoneOffsetMs(abbreviation) === offsetMs
+    : !UTC_NAMES.test(abbreviation) || offsetMs === 0;
+  if (agrees) return undefined;
+  return (
+    `its zone abbreviation ${abbreviation} contradicts its offset ${offset}; after an offset may follow a ` +
+    'zone name, which the offset decides (as Go writes -0500 EST; UTC, GMT or UT only with a zero offset), ' +
+    'or the same offset (as Go writes -0300 -03), or write the offset alone'
+  );
 }
 
 /** Finds a column by header name, or by position when no name is given. */

@@ -80,34 +80,58 @@ describe('parseCsvSeries', () => {
     }
   });
 
-  it('takes a zone abbreviation after an offset only where the two agree, as Go writes them', () => {
-    // The offset used to decide in silence.
+  it("reads Go's time.String() for any zone: the offset, then the zone's name, which the offset decides", () => {
+    // A named zone (2024-01-02 03:04:05 -0500 EST): the import stopped at these until 2026-11-28.
+    expect(parseTimeCell('2024-01-02 03:04:05 -0500 EST')).toBe(Date.UTC(2024, 0, 2, 8, 4, 5));
+    expect(parseTimeCell('2024-07-02 03:04:05 +0100 BST')).toBe(Date.UTC(2024, 6, 2, 2, 4, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05.123 +1300 NZDT')).toBe(Date.UTC(2024, 0, 1, 14, 4, 5, 123));
+    // IST is India's (+0530), Ireland's (+0100) and Israel's (+0200): the offset says which.
+    expect(parseTimeCell('2024-01-02 03:04:05 +0530 IST')).toBe(Date.UTC(2024, 0, 1, 21, 34, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05 +0200 IST')).toBe(Date.UTC(2024, 0, 2, 1, 4, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05 +1000 ChST')).toBe(Date.UTC(2024, 0, 1, 17, 4, 5));
+    // UTC itself, and a zone without a name, whose name Go writes as its offset: read as before.
+    expect(parseTimeCell('2024-01-02 03:04:05 +0000 UTC')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05 +0000 GMT')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05 -0300 -03')).toBe(Date.UTC(2024, 0, 2, 6, 4, 5));
+    expect(parseTimeCell('2024-01-02 03:04:05 +0530 +0530')).toBe(Date.UTC(2024, 0, 1, 21, 34, 5));
+  });
+
+  it('refuses a zone abbreviation that can be seen to contradict its offset', () => {
     for (const cell of [
+      // UTC's own names with another offset.
       '2024-01-02 03:04:05 -0500 UTC',
       '2024-01-02 03:04:05 +0100 GMT',
-      '2024-01-02 03:04:05 +0000 XYZ',
-      '2024-01-02 03:04:05 -0500 EST',
+      '2024-01-02 03:04:05 +0100 gmt',
+      '2024-01-02 03:04:05 -0500 UT',
+      // Z is no abbreviation: after an offset it is not read at all.
+      '2024-01-02 03:04:05 -0500 Z',
+      // Another offset written as the abbreviation.
+      '2024-01-02 03:04:05 +0530 +0500',
+      '2024-01-02 03:04:05 +0530 +05',
+      '2024-01-02 03:04:05 -0300 +03',
+      // Not a name as Go writes one: 2 to 5 letters.
+      '2024-01-02 03:04:05 -0500 E',
+      '2024-01-02 03:04:05 -0500 EASTERN',
+      '2024-01-02 03:04:05 -0500 E5T',
     ]) {
       expect(parseTimeCell(cell), cell).toBeUndefined();
     }
-    expect(parseTimeCell('2024-01-02 03:04:05 +0000 UTC')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
-    expect(parseTimeCell('2024-01-02 03:04:05 +0000 GMT')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
-    // Go's name for a zone that has none is its offset: "-03", "+0530" (newly read).
-    expect(parseTimeCell('2024-01-02 03:04:05 -0300 -03')).toBe(Date.UTC(2024, 0, 2, 6, 4, 5));
-    expect(parseTimeCell('2024-01-02 03:04:05 +0530 +0530')).toBe(Date.UTC(2024, 0, 1, 21, 34, 5));
-    expect(parseTimeCell('2024-01-02 03:04:05 +0530 +0500')).toBeUndefined();
   });
 
   it('says which abbreviation a time cell has against its offset, and what may follow an offset', () => {
     expect(() =>
-      parseCsvSeries('t,v\n2024-01-02 03:04:05 +0000 UTC,1\n2024-01-02 03:04:05 -0500 UTC,2\n'),
+      parseCsvSeries('t,v\n2024-01-02 03:04:05 -0500 EST,1\n2024-01-02 03:04:05 -0500 UTC,2\n'),
     ).toThrow(
       'line 3: time column "t" holds "2024-01-02 03:04:05 -0500 UTC", not a time (its zone abbreviation UTC ' +
-        'contradicts its offset -0500; after an offset only UTC or GMT (with a zero offset) or the same offset ' +
-        '(as Go writes -0300 -03) may follow, or write the offset alone)',
+        'contradicts its offset -0500; after an offset may follow a zone name, which the offset decides ' +
+        '(as Go writes -0500 EST; UTC, GMT or UT only with a zero offset), or the same offset (as Go writes ' +
+        '-0300 -03), or write the offset alone)',
     );
-    expect(() => parseCsvSeries('t,v\n2024-01-02 03:04:05 +0000 XYZ,1\n')).toThrow(
-      /^line 2: time column "t" holds "2024-01-02 03:04:05 \+0000 XYZ", not a time \(its zone abbreviation XYZ after the offset \+0000 is not one this reader knows; after an offset only UTC or GMT/,
+    expect(() => parseCsvSeries('t,v\n2024-01-02 03:04:05 +0530 +05,1\n')).toThrow(
+      /^line 2: time column "t" holds "2024-01-02 03:04:05 \+0530 \+05", not a time \(its zone abbreviation \+05 contradicts its offset \+0530;/,
+    );
+    expect(() => parseCsvSeries('t,v\n2024-01-02 03:04:05 -0500 EASTERN,1\n')).toThrow(
+      /after an offset a zone name of 2 to 5 letters may follow, as Go writes -0500 EST\)/,
     );
   });
 
