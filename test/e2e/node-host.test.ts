@@ -300,5 +300,6 @@ describe('Node host lifecycle', () => {
       rmSync(first, { recursive: true, force: true });
       rmSync(second, { recursive: true, force: true });
     }
-  }, 30_000);
+    // Three stores opened and migrated: a CI run took 35 s on a loaded machine.
+  }, 90_000);
 });
