@@ -11,16 +11,18 @@ const route = createRoute({
   description:
     'Current gas price of each network (eth_gasPrice from its public RPC providers, with chain-id check and ' +
     'failover), the USD cost of a 21,000-gas transfer at the native token price, and for the OP Stack ' +
-    'networks (Optimism, Base) the L1 data fee and the operator fee read live from the GasPriceOracle ' +
-    'predeploy (`getL1Fee` on a serialized EIP-1559 ETH transfer, `getOperatorFee(21000)`: 0 unless the ' +
-    "chain's operator sets one), both added to `estimatedWalletFeeUsd`. Refreshed every 60 s.\n\n" +
+    'networks (Optimism, Base) the L1 data fee read live from the GasPriceOracle predeploy (`getL1Fee` ' +
+    'on a serialized EIP-1559 ETH transfer), added to `estimatedWalletFeeUsd`, and the operator fee ' +
+    "(`getOperatorFee(21000)`: 0 unless the chain's operator sets one) as `estimatedOperatorFeeUsd`, " +
+    'paid on top of the wallet fee. Refreshed every 60 s.\n\n' +
     '**Partial failure** never fails the request: the answer is 200 with all four networks, in the order ' +
     'arbitrum, optimism, base, polygon. A network whose providers all fail is served from its last good ' +
     `reading (at most ${L2_LAST_GOOD_MAX_AGE_MS / 60_000} minutes old) or with null numbers, and its ` +
-    "`feeNote` says which. An OP Stack network whose oracle calls failed keeps the oracle's last good fees " +
-    `while they are at most ${L2_LAST_GOOD_MAX_AGE_MS / 60_000} minutes old (its \`feeNote\` says when they were read), ` +
-    'else has `estimatedL1DataFeeUsd`, `estimatedOperatorFeeUsd` and `estimatedWalletFeeUsd` null and ' +
-    '`feeCompleteness: "execution_only"`. ' +
+    "`feeNote` says which. An OP Stack network whose L1-fee call failed keeps the oracle's last good L1 fee " +
+    `while it is at most ${L2_LAST_GOOD_MAX_AGE_MS / 60_000} minutes old (its \`feeNote\` says when it was read), ` +
+    'else has `estimatedL1DataFeeUsd` and `estimatedWalletFeeUsd` null and `feeCompleteness: "execution_only"`. ' +
+    'The operator fee is read apart and kept the same way; when unknown, `estimatedOperatorFeeUsd` alone is ' +
+    'null and `feeNote` says so. ' +
     'When no price source answers, ' +
     'the USD fields are null and the gwei figures are still served. A degraded answer is read again ' +
     `upstream after ${L2_GAS_DEGRADED_TTL_MS / 1000} s instead of 60 s; its Cache-Control is 60 s like any other.`,

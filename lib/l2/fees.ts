@@ -26,13 +26,12 @@ function usdDecimals(usd: number): number {
 }
 
 /**
- * Adds amounts rounded by roundUsd, exactly as served (SPEC 2.10: the OP Stack wallet fee is
- * executionGasCostUsd + estimatedL1DataFeeUsd, plus estimatedOperatorFeeUsd since Isthmus), without
- * binary floating-point noise.
+ * Adds two amounts rounded by roundUsd, exactly as served (SPEC 2.10: the OP Stack wallet fee is
+ * executionGasCostUsd + estimatedL1DataFeeUsd), without binary floating-point noise.
  */
-function addRoundedUsd(...amounts: number[]): number {
-  const decimals = Math.max(...amounts.map((usd) => (usd === 0 ? 0 : usdDecimals(usd))));
-  return Number(amounts.reduce((sum, usd) => sum + usd, 0).toFixed(decimals));
+function addRoundedUsd(a: number, b: number): number {
+  const decimals = Math.max(...[a, b].map((usd) => (usd === 0 ? 0 : usdDecimals(usd))));
+  return Number((a + b).toFixed(decimals));
 }
 
 /** Converts an amount in wei of a token to USD at `usdPerToken`, unrounded. */
@@ -42,16 +41,17 @@ export function weiToUsd(wei: bigint, usdPerToken: number): number {
 
 /**
  * Computes the USD fees of a 21,000-gas transfer: execution at the network's gas price in its native
- * token, plus (OP Stack) the L1 data fee and the operator fee, always paid in ETH. The wallet fee is
- * the sum of the figures as served where both OP Stack fees are known, the execution cost where the
- * network has neither, and null where they exist but one could not be read (a figure without it would
- * understate what a wallet pays).
+ * token, plus (OP Stack) the L1 data fee, always paid in ETH. The wallet fee is the sum of the two
+ * figures as served where the L1 fee is known, the execution cost where the network has no L1 fee,
+ * and null where an L1 fee exists but could not be read (an execution-only figure would understate it).
+ * The OP Stack operator fee (ETH too) is priced on its own: SPEC 2.10's wallet fee does not include
+ * it, so it is paid on top, and an unread one leaves the other figures be.
  */
 export function computeFeesUsd(input: {
   gasPriceWei: bigint;
   nativeUsd: number | null;
   ethUsd: number | null;
-  /** OP Stack: the network charges an L1 data fee and an operator fee beside execution. */
+  /** OP Stack: the network charges an L1 data fee (and, on top of the wallet fee, an operator fee). */
   hasL1DataFee: boolean;
   l1FeeWei: bigint | null;
   operatorFeeWei: bigint | null;
@@ -68,7 +68,7 @@ export function computeFeesUsd(input: {
   let wallet: number | null = null;
   if (executionUsd !== null) {
     if (!input.hasL1DataFee) wallet = executionUsd;
-    else if (l1Usd !== null && operatorUsd !== null) wallet = addRoundedUsd(executionUsd, l1Usd, operatorUsd);
+    else if (l1Usd !== null) wallet = addRoundedUsd(executionUsd, l1Usd);
   }
   return {
     executionGasCostUsd: executionUsd,

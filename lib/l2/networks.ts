@@ -4,10 +4,7 @@ export type L2NetworkId = 'arbitrum' | 'optimism' | 'base' | 'polygon';
 /** How a network charges for a transaction (SPEC.md 2.10). */
 export type FeeModel = 'rollup_arbitrum_nitro' | 'rollup_op_stack' | 'sidechain';
 
-/**
- * Whether the wallet fee (the 21,000-gas figure plus, on OP Stack, the L1 data fee and the operator
- * fee) covers the whole fee a wallet pays (SPEC.md decision 5).
- */
+/** Whether the 21,000-gas figure plus the L1 fee covers the whole fee a wallet pays (SPEC.md decision 5). */
 export type FeeCompleteness = 'execution_only' | 'full_estimate';
 
 /** Static facts about one Layer 2 network: identity, fee model and the prose served with every reading. */
@@ -19,11 +16,11 @@ export interface L2Network {
   chainId: number;
   feeModel: FeeModel;
   /**
-   * True where the L1 data fee and, since Isthmus, the operator fee are read from the GasPriceOracle
-   * predeploy (OP Stack).
+   * True where the L1 data fee and, since Isthmus, the operator fee (served apart, paid on top of the
+   * wallet fee) are read from the GasPriceOracle predeploy (OP Stack).
    */
   hasL1DataFee: boolean;
-  /** Completeness of a healthy reading; an OP network whose oracle fees failed downgrades to execution_only. */
+  /** Completeness of a healthy reading; an OP network whose L1 fee read failed downgrades to execution_only. */
   feeCompleteness: FeeCompleteness;
   /** Gas prices outside this range (gwei) are a broken answer, not a market move (isSaneGasPriceGwei). */
   saneGasPriceGwei: { min: number; max: number };
@@ -41,10 +38,10 @@ export interface L2Network {
   feeNote: string;
 }
 
+// presentNetwork adds what the operator fee, paid on top of the wallet fee, is (or why it is unknown).
 const OP_FEE_NOTE =
-  'Wallet fee = L2 execution (21,000 gas x gas price) + L1 data fee + operator fee, the last two read ' +
-  'live from the GasPriceOracle predeploy (getL1Fee for a serialized EIP-1559 ETH transfer, ' +
-  "getOperatorFee(21000): 0 unless the chain's operator sets one, Isthmus) and all paid in ETH.";
+  'Wallet fee = L2 execution (21,000 gas x gas price) + L1 data fee, read live from the GasPriceOracle ' +
+  'predeploy (getL1Fee) for a serialized EIP-1559 ETH transfer and paid in ETH.';
 
 /** The four networks in the order every response lists them (SPEC.md 4.2 rule 5). */
 export const L2_NETWORKS: readonly L2Network[] = [

@@ -13,7 +13,7 @@ export interface NetworkFacts {
   status: ReadingStatus;
   gasPriceWei: bigint | null;
   l1FeeWei: bigint | null;
-  /** OP Stack: the operator fee read with `l1FeeWei`; null elsewhere or unknown. */
+  /** OP Stack: the operator fee, read apart from `l1FeeWei`; null elsewhere or unknown. */
   operatorFee: OperatorFeeReading | null;
   /** When the gas price was read upstream (epoch ms); null when unavailable. */
   readAt: number | null;
@@ -26,11 +26,12 @@ export interface NetworkFacts {
   /** Arbitrum: the L2 base fee the NodeInterface computed those units with; null elsewhere or unknown. */
   l1GasBaseFeeWei: bigint | null;
   /**
-   * When `l1FeeWei` and `operatorFee` were read, if before the gas price: the oracle did not answer at
-   * the last read and its last good answer (at most 5 minutes old) stands in. Null or absent when read
-   * with the gas price.
+   * When `l1FeeWei` was read, if before the gas price: the oracle did not answer at the last read and
+   * its last good answer (at most 5 minutes old) stands in. Null or absent when read with the gas price.
    */
   l1FeeReadAt?: number | null;
+  /** The same for `operatorFee`, kept on its own. */
+  operatorFeeReadAt?: number | null;
 }
 
 /** USD prices of the two tokens fees are paid in; null when the price chain had no value. */
@@ -44,17 +45,18 @@ export interface PresentedNetwork {
   reading: L2NetworkReading;
   status: ReadingStatus;
   readAt: number | null;
-  /**
-   * True when an OP Stack network's oracle fees (L1 data fee, operator fee) could not be read
-   * (feeCompleteness says execution_only).
-   */
-  oracleFeesMissing: boolean;
+  /** True when an OP Stack network's L1 fee could not be read (feeCompleteness says execution_only). */
+  l1FeeMissing: boolean;
+  /** True when an OP Stack network's operator fee could not be read (estimatedOperatorFeeUsd is null). */
+  operatorFeeMissing: boolean;
   /** The exact figures behind the reading, for consumers that price other gas limits (MCP). */
   gasPriceWei: bigint | null;
   l1FeeWei: bigint | null;
   operatorFee: OperatorFeeReading | null;
   /** When the served L1 fee was read, if before the gas price (see NetworkFacts); else null. */
   l1FeeReadAt: number | null;
+  /** When the served operator fee was read, if before the gas price; else null. */
+  operatorFeeReadAt: number | null;
   /** Arbitrum: the L1 component in wei, its units at the base fee they were computed with; else null. */
   l1ComponentWei: bigint | null;
 }
@@ -69,14 +71,27 @@ export interface PresentedNetwork {
  */
 const PAIR_MAX_AGE_MS = 60_000;
 
-/** What feeNote says when an OP Stack network's oracle fees, or one of them, could not be read. */
-function oracleFeesMissingNote(l1Missing: boolean): string {
-  return l1Missing
-    ? 'Execution cost only: the L1 data fee could not be read from the GasPriceOracle just now, nor the ' +
-        'operator fee read with it, so the wallet fee is unknown; a real transfer costs more than the ' +
-        'execution figure.'
-    : 'Execution cost only: the operator fee could not be read from the GasPriceOracle just now, so the ' +
-        'wallet fee is unknown; a real transfer costs at least the execution figure plus the L1 data fee.';
+const L1_MISSING_NOTE =
+  'Execution cost only: the L1 data fee could not be read from the GasPriceOracle just now, so the ' +
+  'wallet fee is unknown; a real transfer costs more than the execution figure.';
+
+/** What feeNote says of an OP Stack operator fee: paid on top of the wallet fee, and how it was read. */
+function operatorFeeNote(facts: NetworkFacts, keptAt: number | null, now: number): string {
+  if (facts.operatorFee === null) {
+    return (
+      'Operator fee unknown: getOperatorFee could not be read from the GasPriceOracle just now; it is paid ' +
+      "in ETH on top of the wallet fee (0 unless the chain's operator sets one)."
+    );
+  }
+  const note =
+    'Operator fee (estimatedOperatorFeeUsd): paid in ETH on top of the wallet fee, from the ' +
+    "GasPriceOracle's getOperatorFee(21000); 0 unless the chain's operator sets one.";
+  if (keptAt === null || facts.readAt === null) return note;
+  const ageSeconds = Math.max(0, Math.round((now - keptAt) / 1000));
+  return (
+    `${note} It is the oracle's last good answer, taken at ${new Date(keptAt).toISOString()} ` +
+    `(${ageSeconds} s earlier): it did not answer at the reading of ${new Date(facts.readAt).toISOString()}.`
+  );
 }
 
 /**
@@ -91,10 +106,9 @@ export function presentNetwork(
   now: number,
 ): PresentedNetwork {
   const nativeUsd = prices[network.nativeToken];
-  const oracleFeesMissing =
-    network.hasL1DataFee &&
-    facts.gasPriceWei !== null &&
-    (facts.l1FeeWei === null || facts.operatorFee === null);
+  const read = network.hasL1DataFee && facts.gasPriceWei !== null;
+  const l1FeeMissing = read && facts.l1FeeWei === null;
+  const operatorFeeMissing = read && facts.operatorFee === null;
   const fees =
     facts.gasPriceWei === null
       ? { executionGasCostUsd: null, l1DataFeeUsd: null, operatorFeeUsd: null, walletFeeUsd: null }
@@ -106,7 +120,8 @@ export function presentNetwork(
           l1FeeWei: facts.l1FeeWei,
           operatorFeeWei: facts.operatorFee?.transferFeeWei ?? null,
         });
-  const feeCompleteness: FeeCompleteness = oracleFeesMissing ? 'execution_only' : network.feeCompleteness;
+  // SPEC decision 5: the wallet fee (execution + L1 data fee) is complete without the operator fee.
+  const feeCompleteness: FeeCompleteness = l1FeeMissing ? 'execution_only' : network.feeCompleteness;
   const suggestion = suggestL2Fees(network, facts.baseFeeWei, facts.suggestedTipWei);
   // A live reading can be that old too: a shared entry near the end of its life, read after slow calls.
   const pairTooOld = facts.readAt !== null && now - facts.readAt > PAIR_MAX_AGE_MS;
@@ -126,16 +141,18 @@ export function presentNetwork(
     );
   }
   const l1FeeReadAt = facts.l1FeeWei !== null ? (facts.l1FeeReadAt ?? null) : null;
-  if (oracleFeesMissing) notes.push(oracleFeesMissingNote(facts.l1FeeWei === null));
+  if (l1FeeMissing) notes.push(L1_MISSING_NOTE);
   else if (l1FeeReadAt !== null && facts.readAt !== null) {
     const ageSeconds = Math.max(0, Math.round((now - l1FeeReadAt) / 1000));
     notes.push(
       'Wallet fee = L2 execution (21,000 gas x gas price) + L1 data fee of a serialized EIP-1559 ETH ' +
-        'transfer + operator fee, paid in ETH. The L1 data fee and the operator fee are from the ' +
-        `GasPriceOracle's last good answer, taken at ${new Date(l1FeeReadAt).toISOString()} ` +
-        `(${ageSeconds} s earlier): it did not answer at the reading of ${new Date(facts.readAt).toISOString()}.`,
+        "transfer, paid in ETH. The L1 data fee is the GasPriceOracle's last good answer, taken at " +
+        `${new Date(l1FeeReadAt).toISOString()} (${ageSeconds} s earlier): it did not answer at the ` +
+        `reading of ${new Date(facts.readAt).toISOString()}.`,
     );
   } else notes.push(network.feeNote);
+  const operatorFeeReadAt = facts.operatorFee !== null ? (facts.operatorFeeReadAt ?? null) : null;
+  if (read) notes.push(operatorFeeNote(facts, operatorFeeReadAt, now));
   if (suggestion && !suggestion.pair) {
     notes.push(
       `No fee pair: ${network.name}'s tip suggestion (eth_maxPriorityFeePerGas) could not be read just now.`,
@@ -145,7 +162,7 @@ export function presentNetwork(
   }
   if (facts.gasPriceWei !== null && nativeUsd === null) {
     notes.push(`USD figures unavailable: no price source answered for ${network.nativeToken}.`);
-  } else if (network.hasL1DataFee && facts.l1FeeWei !== null && prices.ETH === null) {
+  } else if (read && (facts.l1FeeWei !== null || facts.operatorFee !== null) && prices.ETH === null) {
     notes.push('L1 data fee and operator fee in USD unavailable: no price source answered for ETH.');
   }
 
@@ -175,6 +192,7 @@ export function presentNetwork(
     l1FeeWei: facts.l1FeeWei,
     operatorFee: facts.operatorFee,
     l1FeeReadAt,
+    operatorFeeReadAt,
     // The units at the base fee Nitro divided the padded posting cost by (and charges gas at), not at
     // eth_gasPrice: so about that padded cost, an estimate some 10 % above the posting cost itself.
     l1ComponentWei:
@@ -182,6 +200,7 @@ export function presentNetwork(
         ? facts.l1GasUnits * facts.l1GasBaseFeeWei
         : null,
     readAt: facts.readAt,
-    oracleFeesMissing,
+    l1FeeMissing,
+    operatorFeeMissing,
   };
 }

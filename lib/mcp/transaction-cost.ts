@@ -14,8 +14,8 @@ export interface CostInput {
    */
   l1DataFee: 'none' | { wei: bigint | null };
   /**
-   * OP Stack: the operator fee of `gasLimit` gas in wei (null when it could not be read or derived);
-   * absent where the network charges none.
+   * OP Stack: the operator fee of `gasLimit` gas in wei (null when it could not be read or derived:
+   * the total then excludes it, see computeTransactionCost); absent where the network charges none.
    */
   operatorFee?: { wei: bigint | null };
   /** EIP-4844 blob gas cost in wei (mainnet); null when blobs were asked for but the blob fee is unknown. */
@@ -46,27 +46,26 @@ export interface TransactionCost {
 /**
  * Prices `gasLimit` gas at the gas price exactly, in wei, and adds the L1 data fee and the operator
  * fee where the network has them and the blob gas cost of a blob transaction. The total is null when
- * such a part applies but is unknown, since execution alone would understate what a wallet pays.
+ * the L1 fee or the blob cost applies but is unknown, since execution alone would understate what a
+ * wallet pays. An unknown operator fee is left out of the total instead (its caller says so): SPEC
+ * 2.10's wallet fee does not count it, and it is 0 unless the chain's operator sets one.
  */
 export function computeTransactionCost(input: CostInput): TransactionCost {
   const executionWei = BigInt(input.gasLimit) * input.gasPriceWei;
   const execution = amountFromWei(executionWei, input.nativeUsd);
   const l1Wei = input.l1DataFee === 'none' ? 0n : input.l1DataFee.wei;
-  const operatorWei = input.operatorFee === undefined ? 0n : input.operatorFee.wei;
+  const operatorWei = input.operatorFee?.wei ?? null;
   const blobWei = input.blobFee === undefined ? 0n : input.blobFee.wei;
   const l1DataFee =
     input.l1DataFee === 'none' || l1Wei === null ? null : amountFromWei(l1Wei, input.nativeUsd);
-  const operatorFee =
-    input.operatorFee === undefined || operatorWei === null
-      ? null
-      : amountFromWei(operatorWei, input.nativeUsd);
+  const operatorFee = operatorWei === null ? null : amountFromWei(operatorWei, input.nativeUsd);
   const blobFee =
     input.blobFee === undefined || blobWei === null ? null : amountFromWei(blobWei, input.nativeUsd);
   // A part that applies but is unknown leaves the total unknown: execution alone would understate it.
   const total =
-    l1Wei === null || operatorWei === null || blobWei === null
+    l1Wei === null || blobWei === null
       ? null
-      : amountFromWei(executionWei + l1Wei + operatorWei + blobWei, input.nativeUsd);
+      : amountFromWei(executionWei + l1Wei + (operatorWei ?? 0n) + blobWei, input.nativeUsd);
   return { execution, l1DataFee, operatorFee, blobFee, total };
 }
 

@@ -51,32 +51,35 @@ export const L2NetworkReadingSchema = z
     estimatedL1DataFeeUsd: usd(
       'OP Stack only (Optimism, Base): L1 data fee of a serialized EIP-1559 ETH transfer, from the ' +
         'GasPriceOracle predeploy (getL1Fee), in USD at the ETH price. Null for Arbitrum and Polygon, and ' +
-        'for an OP Stack network whose oracle calls failed (feeCompleteness is then `execution_only`).',
+        'for an OP Stack network whose oracle call failed (feeCompleteness is then `execution_only`).',
     ),
     estimatedOperatorFeeUsd: usd(
-      'OP Stack only (Optimism, Base): operator fee of the same 21,000-gas transfer (since Isthmus), from ' +
-        "the GasPriceOracle's getOperatorFee(21000), exact to the wei before conversion, in USD at the ETH " +
-        'price; 0 while the chain operator sets none. Null for Arbitrum and Polygon, and whenever ' +
-        'estimatedL1DataFeeUsd is null for a failed read (both are read together).',
+      'OP Stack only (Optimism, Base), additive: operator fee of the same 21,000-gas transfer (since ' +
+        "Isthmus), from the GasPriceOracle's getOperatorFee(21000), exact to the wei before conversion, in " +
+        'USD at the ETH price. Paid on top of estimatedWalletFeeUsd, which (SPEC 2.10) does not include it: ' +
+        'a wallet pays estimatedWalletFeeUsd + estimatedOperatorFeeUsd. 0 while the chain operator sets ' +
+        'none. Null for Arbitrum and Polygon, and when it could not be read (read apart from the L1 data ' +
+        'fee, whose figures and feeCompleteness it never changes; feeNote says so).',
     ),
     estimatedWalletFeeUsd: usd(
-      'What a wallet pays for the transfer: on OP Stack execution + L1 data fee + operator fee (the three ' +
-        'served figures added; the operator fee is 0 unless the chain sets one), the execution cost on ' +
-        'Arbitrum and Polygon. Null when a part is unknown; fall back to executionGasCostUsd.',
+      'Wallet fee of the transfer: executionGasCostUsd + estimatedL1DataFeeUsd on OP Stack (the two served ' +
+        'figures added; the operator fee, estimatedOperatorFeeUsd, is paid on top), the execution cost on ' +
+        'Arbitrum and Polygon. Null when the L1 data fee is unknown; fall back to executionGasCostUsd.',
     ),
     feeCompleteness: z.enum(['execution_only', 'full_estimate']).openapi({
       description:
-        '`full_estimate` when the wallet fee covers the whole fee (Optimism, Base, Polygon); ' +
-        '`execution_only` for Arbitrum (its L1 component is charged as extra gas units) and for an OP ' +
-        'Stack network whose gas price was read but not its oracle fees (L1 data fee, operator fee). With ' +
-        "no reading at all, every fee is null and the network's usual value stands.",
+        '`full_estimate` when the wallet fee covers execution and the L1 data fee (Optimism, Base; Polygon, ' +
+        'which has no L1 fee); `execution_only` for Arbitrum (its L1 component is charged as extra gas units) ' +
+        'and for an OP Stack network whose gas price was read but not its L1 fee. With no reading at all, ' +
+        "every fee is null and the network's usual value stands.",
     }),
     feeModel: z.enum(['rollup_arbitrum_nitro', 'rollup_op_stack', 'sidechain']),
     blurb: z.string().openapi({ description: 'One sentence on what the network is.' }),
     feeNote: z.string().openapi({
       description:
-        'What the fee figures include, and any degradation of this reading: oracle fees unavailable, served ' +
-        'from the last good reading (with its time), reading unavailable, or price unavailable.',
+        'What the fee figures include, and any degradation of this reading: L1 fee or operator fee ' +
+        'unavailable or kept from the last good oracle answer (with its time), served from the last good ' +
+        'reading (with its time), reading unavailable, or price unavailable.',
     }),
     baseFee: gwei('Base fee per gas of the latest block (its header).', 0.005),
     maxPriorityFeePerGas: gwei(

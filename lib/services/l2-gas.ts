@@ -25,13 +25,12 @@ export interface L2NetworkSnapshot {
   /** Exact gas price and L1 data fee (of the representative transfer) in wei; null when unknown. */
   gasPriceWei: bigint | null;
   l1FeeWei: bigint | null;
-  /** OP Stack: the operator fee as read with `l1FeeWei` (for other gas amounts: computeOperatorFeeWei). */
-  operatorFee: OperatorFeeReading | null;
-  /**
-   * When `l1FeeWei` and `operatorFee` were read, if before the gas price (the oracle's last good
-   * answer); else null.
-   */
+  /** When `l1FeeWei` was read, if before the gas price (the oracle's last good answer); else null. */
   l1FeeReadAt: number | null;
+  /** OP Stack: the operator fee as read (for other gas amounts: computeOperatorFeeWei); null when unknown. */
+  operatorFee: OperatorFeeReading | null;
+  /** When `operatorFee` was read, if before the gas price (the oracle's last good answer); else null. */
+  operatorFeeReadAt: number | null;
   /** Arbitrum: its L1 component of the representative transfer in wei (units x their base fee); else null. */
   l1ComponentWei: bigint | null;
   /**
@@ -121,8 +120,10 @@ async function loadL2Gas(
   const presented = networks.map((network, i) =>
     presentNetwork(network, facts[i] as NetworkFacts, prices, now),
   );
-  // Every figure is at least as fresh as `updatedAt`: a carried L1 fee counts with its own time.
-  const readAts = presented.flatMap((p) => [p.readAt, p.l1FeeReadAt].filter((at) => at !== null));
+  // Every figure is at least as fresh as `updatedAt`: a carried oracle fee counts with its own time.
+  const readAts = presented.flatMap((p) =>
+    [p.readAt, p.l1FeeReadAt, p.operatorFeeReadAt].filter((at) => at !== null),
+  );
   return {
     fetchedAt: now,
     updatedAt: readAts.length > 0 ? Math.min(...readAts) : now,
@@ -135,8 +136,10 @@ async function loadL2Gas(
       presented.some(
         (p) =>
           p.status !== 'live' ||
-          p.oracleFeesMissing ||
+          p.l1FeeMissing ||
           p.l1FeeReadAt !== null ||
+          p.operatorFeeMissing ||
+          p.operatorFeeReadAt !== null ||
           p.reading.executionGasCostUsd === null,
       ),
   };
@@ -173,8 +176,9 @@ function toSnapshot(p: PresentedNetwork, priceStale: boolean): L2NetworkSnapshot
     nativeUsd: p.reading.nativeUsd,
     gasPriceWei: p.gasPriceWei,
     l1FeeWei: p.l1FeeWei,
-    operatorFee: p.operatorFee,
     l1FeeReadAt: p.l1FeeReadAt,
+    operatorFee: p.operatorFee,
+    operatorFeeReadAt: p.operatorFeeReadAt,
     l1ComponentWei: p.l1ComponentWei,
     priceStale,
   };

@@ -35,17 +35,20 @@ const StoredReadingSchema = z
     l1GasUnits: wei.nullable().default(null),
     // Readings stored before the NodeInterface's base fee was kept lack it: their L1 component reads as unpriced.
     l1GasBaseFeeWei: wei.nullable().default(null),
-    // OP Stack: the operator fee, read with the L1 fee. Readings stored before it was read lack it: their
-    // oracle fees read as incomplete until the entry is refreshed (within 15 s, as a degraded one).
-    operatorFee: z.object({ transferFeeWei: wei, scalar: wei, constant: wei }).nullable().default(null),
-    // When `l1FeeWei` (and `operatorFee`) were read, if before this reading: the oracle failed and its
-    // last good answers were kept.
+    // When `l1FeeWei` was read, if before this reading: the oracle failed and the last good L1 fee was kept.
     l1FeeReadAt: z.number().int().positive().nullable().default(null),
+    // OP Stack: the operator fee, read apart from the L1 fee, and when, if before this reading (kept as
+    // the L1 fee is). Readings stored before it was read lack it: it reads as unknown until the refresh.
+    operatorFee: z.object({ transferFeeWei: wei, scalar: wei, constant: wei }).nullable().default(null),
+    operatorFeeReadAt: z.number().int().positive().nullable().default(null),
   })
   .refine(
     (reading) =>
-      reading.l1FeeReadAt === null || (reading.l1FeeWei !== null && reading.l1FeeReadAt <= reading.readAt),
-    'an L1 fee read after its reading',
+      (reading.l1FeeReadAt === null ||
+        (reading.l1FeeWei !== null && reading.l1FeeReadAt <= reading.readAt)) &&
+      (reading.operatorFeeReadAt === null ||
+        (reading.operatorFee !== null && reading.operatorFeeReadAt <= reading.readAt)),
+    'an oracle fee read after its reading',
   );
 type StoredReading = z.infer<typeof StoredReadingSchema>;
 
@@ -79,33 +82,46 @@ const fromOperatorFee = (fee: OperatorFeeReading | null): StoredReading['operato
     constant: fee.params.constant.toString(),
   };
 
-/** A network as a shared data kind: its gas price, fee suggestion (and OP Stack oracle fees, Arbitrum L1 gas) from its providers. */
+/** A network as a shared data kind: its gas price, fee suggestion (and OP Stack L1 and operator fees, Arbitrum L1 gas) from its providers. */
 function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReading> {
   return {
     key: `l2-gas:${network.id}`,
     schema: storedReadingSchemaOf(network),
     freshMs: L2_GAS_TTL_MS,
-    // An OP Stack reading without live oracle fees is retried as soon as a degraded answer is.
+    // An OP Stack reading without a live L1 fee or operator fee is retried as soon as a degraded answer is.
     freshMsOf: (v) =>
-      network.hasL1DataFee && (v.l1FeeWei === null || v.operatorFee === null || v.l1FeeReadAt !== null)
+      network.hasL1DataFee &&
+      (v.l1FeeWei === null ||
+        v.l1FeeReadAt !== null ||
+        v.operatorFee === null ||
+        v.operatorFeeReadAt !== null)
         ? L2_GAS_DEGRADED_TTL_MS
         : L2_GAS_TTL_MS,
     async read(previous) {
       try {
         const live = await readL2Network(deps, network);
-        // The oracle alone failed: its last good fees (at most 5 minutes old) stand, with their time.
-        const earlier =
-          network.hasL1DataFee && live.l1FeeWei === null ? lastGoodOracleFees(previous, live.readAt) : null;
+        // An oracle read alone failed: its last good answer (at most 5 minutes old) stands, with its time;
+        // the L1 fee and the operator fee each on their own.
+        const kept = network.hasL1DataFee ? previous : null;
+        const l1 =
+          kept && live.l1FeeWei === null
+            ? lastGood(kept.l1FeeWei, kept.l1FeeReadAt ?? kept.readAt, live.readAt)
+            : null;
+        const operator =
+          kept && live.operatorFee === null
+            ? lastGood(kept.operatorFee, kept.operatorFeeReadAt ?? kept.readAt, live.readAt)
+            : null;
         const value = {
           gasPriceWei: live.gasPriceWei.toString(),
-          l1FeeWei: earlier ? earlier.l1FeeWei : fromWei(live.l1FeeWei),
-          operatorFee: earlier ? earlier.operatorFee : fromOperatorFee(live.operatorFee),
+          l1FeeWei: l1 ? l1.fee : fromWei(live.l1FeeWei),
+          l1FeeReadAt: l1?.readAt ?? null,
+          operatorFee: operator ? operator.fee : fromOperatorFee(live.operatorFee),
+          operatorFeeReadAt: operator?.readAt ?? null,
           readAt: live.readAt,
           baseFeeWei: fromWei(live.baseFeeWei),
           suggestedTipWei: fromWei(live.suggestedTipWei),
           l1GasUnits: fromWei(live.l1GasUnits),
           l1GasBaseFeeWei: fromWei(live.l1GasBaseFeeWei),
-          l1FeeReadAt: earlier ? earlier.readAt : null,
         };
         return { value, readAt: live.readAt };
       } catch (error) {
@@ -118,20 +134,10 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
   };
 }
 
-/**
- * A stored reading's oracle fees (L1 data fee and operator fee, both: a wallet pays both) and when they
- * were read, if that was at most 5 minutes before `now`.
- */
-function lastGoodOracleFees(
-  reading: StoredReading | null,
-  now: number,
-): { l1FeeWei: string; operatorFee: NonNullable<StoredReading['operatorFee']>; readAt: number } | null {
-  if (!reading || reading.l1FeeWei === null || reading.operatorFee === null) return null;
-  const readAt = reading.l1FeeReadAt ?? reading.readAt;
+/** A stored fee and when it was read, if that was at most 5 minutes before `now`; else null. */
+function lastGood<T>(fee: T | null, readAt: number, now: number): { fee: T; readAt: number } | null {
   const age = now - readAt;
-  return age >= 0 && age <= L2_LAST_GOOD_MAX_AGE_MS
-    ? { l1FeeWei: reading.l1FeeWei, operatorFee: reading.operatorFee, readAt }
-    : null;
+  return fee !== null && age >= 0 && age <= L2_LAST_GOOD_MAX_AGE_MS ? { fee, readAt } : null;
 }
 
 /** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */
@@ -148,25 +154,28 @@ export async function readFacts(
       status: 'unavailable',
       gasPriceWei: null,
       l1FeeWei: null,
+      l1FeeReadAt: null,
       operatorFee: null,
+      operatorFeeReadAt: null,
       readAt: null,
       baseFeeWei: null,
       suggestedTipWei: null,
       l1GasUnits: null,
       l1GasBaseFeeWei: null,
-      l1FeeReadAt: null,
     };
   }
   // Oracle fees kept from an earlier reading are served while they are at most 5 minutes old.
-  const l1FeeReadAt = reading.l1FeeReadAt;
-  const l1FeeExpired = l1FeeReadAt !== null && deps.now() - l1FeeReadAt > L2_LAST_GOOD_MAX_AGE_MS;
+  const expired = (keptAt: number | null) => keptAt !== null && deps.now() - keptAt > L2_LAST_GOOD_MAX_AGE_MS;
+  const l1FeeExpired = expired(reading.l1FeeReadAt);
+  const operatorFeeExpired = expired(reading.operatorFeeReadAt);
   return {
     // A failed refresh makes the kept reading a last good one, even while it is younger than 60 s.
     status: age < L2_GAS_TTL_MS && !shared.failure ? 'live' : 'last-good',
     gasPriceWei: BigInt(reading.gasPriceWei),
     l1FeeWei: l1FeeExpired ? null : toWei(reading.l1FeeWei),
-    operatorFee: l1FeeExpired ? null : toOperatorFee(reading.operatorFee),
-    l1FeeReadAt: l1FeeExpired ? null : l1FeeReadAt,
+    l1FeeReadAt: l1FeeExpired ? null : reading.l1FeeReadAt,
+    operatorFee: operatorFeeExpired ? null : toOperatorFee(reading.operatorFee),
+    operatorFeeReadAt: operatorFeeExpired ? null : reading.operatorFeeReadAt,
     readAt: reading.readAt,
     baseFeeWei: toWei(reading.baseFeeWei),
     suggestedTipWei: toWei(reading.suggestedTipWei),

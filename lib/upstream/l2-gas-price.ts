@@ -5,7 +5,8 @@ import { isSaneGasPriceGwei, type L2Network } from '../l2/networks';
 import type { OperatorFeeReading } from '../l2/operator-fee';
 import { weiToGwei } from '../units';
 import { type ArbL1Component, readArbitrumL1Component } from './arb-l1-gas';
-import { type OpStackFees, readOpStackFees } from './op-operator-fee';
+import { type RpcCall, readL1FeeWei } from './op-l1-fee';
+import { readOperatorFee } from './op-operator-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind, RpcPoolError } from './rpc-errors';
 import { createPoolHealth, readyProviders } from './rpc-health';
 import {
@@ -24,7 +25,7 @@ import {
  */
 const MAX_LAG_MS = 30_000;
 /**
- * Once the gas price is in, the oracle fees (asked at the same moment) get this much longer: a hung
+ * Once the gas price is in, the oracle calls (asked at the same moment) get this much longer: a hung
  * oracle call must not cost the network its gas price, nor hold the answer to the pool's deadline.
  */
 export const L1_FEE_GRACE_MS = 500;
@@ -34,10 +35,12 @@ export interface L2LiveReading {
   gasPriceWei: bigint;
   /** OP Stack: the L1 data fee of the representative transfer; null elsewhere or when the oracle failed. */
   l1FeeWei: bigint | null;
-  /** OP Stack: its operator fee, read with the L1 fee (null together with it); null elsewhere. */
-  operatorFee: OperatorFeeReading | null;
-  /** Why the oracle fees of an OP Stack network are missing; undefined when read or not applicable. */
+  /** Why the L1 fee of an OP Stack network is missing; undefined when it was read or is not applicable. */
   l1FeeFailure?: RpcFailureKind;
+  /** OP Stack: its operator fee, read on its own (its failure leaves the L1 fee be); null elsewhere or failed. */
+  operatorFee: OperatorFeeReading | null;
+  /** Why the operator fee of an OP Stack network is missing; undefined when it was read or is not applicable. */
+  operatorFeeFailure?: RpcFailureKind;
   /** Base fee of the latest block; null when the block carries none. */
   baseFeeWei: bigint | null;
   /** The chain's own tip suggestion (eth_maxPriorityFeePerGas); null where tips are ignored or it failed. */
@@ -61,7 +64,8 @@ type Settled<T> = { value: T } | { failure: RpcFailureKind } | null;
 
 interface Sample {
   gasPriceWei: bigint;
-  l1: Settled<OpStackFees>;
+  l1: Settled<bigint>;
+  operatorFee: Settled<OperatorFeeReading>;
   head: { number: bigint; timestamp: number };
   baseFeeWei: bigint | null;
   tip: Settled<bigint>;
@@ -70,12 +74,12 @@ interface Sample {
 
 /**
  * Reads one L2 network live: `eth_gasPrice`, the latest block (freshness) and, on OP Stack networks,
- * the oracle fees (GasPriceOracle `getL1Fee` and `getOperatorFee`, the operator fee parameters) are
+ * the GasPriceOracle's `getL1Fee` and the operator fee (`getOperatorFee`, the L1Block parameters) are
  * asked at once of one provider, with the shared pool's chain-id check, hedged failover and cooldown.
- * A gas price outside the network's sane range rejects the provider. A failed oracle call does not:
- * the reading keeps its gas price, and the oracle fees are asked once more of the other providers,
- * for at most UPSTREAM_TIMEOUT_MS and within twice that overall. (The log lines keep the name "l1 fee"
- * for the pair.)
+ * A gas price outside the network's sane range rejects the provider. A failed oracle read does not:
+ * the reading keeps its gas price, and the fee that failed (the L1 fee, the operator fee: each on its
+ * own, one's failure never costs the other) is asked once more of the other providers, for at most
+ * UPSTREAM_TIMEOUT_MS and within twice that overall.
  * Throws an RpcPoolError when no provider gives a valid, fresh gas price.
  */
 export async function readL2Network(
@@ -101,7 +105,7 @@ export async function readL2Network(
       stampOf: (sample) => ({ blockNumber: sample.head.number, timestamp: sample.head.timestamp }),
     },
   );
-  const { gasPriceWei, l1, head, baseFeeWei, tip, l1Gas } = answer.value;
+  const { gasPriceWei, l1, operatorFee, head, baseFeeWei, tip, l1Gas } = answer.value;
   for (const [part, settled] of [
     ['priority fee', tip],
     ['l1 gas units', l1Gas],
@@ -115,8 +119,8 @@ export async function readL2Network(
   }
   const reading: L2LiveReading = {
     gasPriceWei,
-    l1FeeWei: l1 && 'value' in l1 ? l1.value.l1FeeWei : null,
-    operatorFee: l1 && 'value' in l1 ? l1.value.operatorFee : null,
+    l1FeeWei: l1 && 'value' in l1 ? l1.value : null,
+    operatorFee: operatorFee && 'value' in operatorFee ? operatorFee.value : null,
     blockNumber: head.number,
     blockTimestamp: head.timestamp,
     provider: answer.provider,
@@ -126,34 +130,53 @@ export async function readL2Network(
     l1GasUnits: l1Gas && 'value' in l1Gas ? l1Gas.value.gasUnits : null,
     l1GasBaseFeeWei: l1Gas && 'value' in l1Gas ? l1Gas.value.baseFeeWei : null,
   };
-  if (!l1 || 'value' in l1) return reading;
-
-  deps.log.warn('l1 fee read failed', { network: network.id, provider: answer.provider, kind: l1.failure });
   // Only those the network's pool would ask now: not one it holds back (rate-limited, failing).
   const poolHealth = getState(deps, getPoolStateKey(options.name, options.chainId), createPoolHealth);
   const others = readyProviders(poolHealth, pool.providers, deps.now()).filter(
     (p) => p.label !== answer.provider,
   );
-  const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt));
-  if (others.length === 0 || leftMs < 200) return { ...reading, l1FeeFailure: l1.failure };
-  try {
-    // Its own health record: a failing oracle call must not put a provider whose gas price is
-    // good on hold in the network's pool.
-    const retry = createRpcPool(deps, {
-      ...options,
-      name: `${network.id}:l1-fee`,
-      providers: others,
-      deadlineMs: leftMs,
-    });
-    const fees = await retry.request((client) => readOpStackFees(rpcCall(client), network.chainId));
-    return { ...reading, l1FeeWei: fees.value.l1FeeWei, operatorFee: fees.value.operatorFee };
-  } catch (error) {
-    // The retry pool's failures per provider (labels and kinds only), not one kind for the pool's error.
-    const failures =
-      error instanceof RpcPoolError ? error.failures : [{ kind: classifyRpcError(error).kind }];
-    deps.log.warn('l1 fee unavailable', { network: network.id, failures });
-    return { ...reading, l1FeeFailure: l1.failure };
+  /** Asks the other providers once for an oracle read that failed; its failure kind when none gives it. */
+  async function retry<T>(
+    part: 'l1 fee' | 'operator fee',
+    failure: RpcFailureKind,
+    read: (call: RpcCall) => Promise<T>,
+  ): Promise<{ value: T } | { failure: RpcFailureKind }> {
+    deps.log.warn(`${part} read failed`, { network: network.id, provider: answer.provider, kind: failure });
+    const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt));
+    if (others.length === 0 || leftMs < 200) return { failure };
+    try {
+      // Its own health record: a failing oracle call must not put a provider whose gas price is
+      // good on hold in the network's pool.
+      const pool = createRpcPool(deps, {
+        ...options,
+        name: `${network.id}:${part.replace(' ', '-')}`,
+        providers: others,
+        deadlineMs: leftMs,
+      });
+      return { value: (await pool.request((client) => read(rpcCall(client)))).value };
+    } catch (error) {
+      // The retry pool's failures per provider (labels and kinds only), not one kind for the pool's error.
+      const failures =
+        error instanceof RpcPoolError ? error.failures : [{ kind: classifyRpcError(error).kind }];
+      deps.log.warn(`${part} unavailable`, { network: network.id, failures });
+      return { failure };
+    }
   }
+  const [l1Retried, operatorFeeRetried] = await Promise.all([
+    l1 && 'failure' in l1 ? retry('l1 fee', l1.failure, (call) => readL1FeeWei(call, network.chainId)) : null,
+    operatorFee && 'failure' in operatorFee
+      ? retry('operator fee', operatorFee.failure, readOperatorFee)
+      : null,
+  ]);
+  if (l1Retried) {
+    if ('value' in l1Retried) reading.l1FeeWei = l1Retried.value;
+    else reading.l1FeeFailure = l1Retried.failure;
+  }
+  if (operatorFeeRetried) {
+    if ('value' in operatorFeeRetried) reading.operatorFee = operatorFeeRetried.value;
+    else reading.operatorFeeFailure = operatorFeeRetried.failure;
+  }
+  return reading;
 }
 
 /**
@@ -169,7 +192,8 @@ async function readSample(
 ): Promise<Sample> {
   const call = rpcCall(client);
   const contract = rpcCall(side);
-  const l1 = network.hasL1DataFee ? settle(readOpStackFees(contract, network.chainId)) : null;
+  const l1 = network.hasL1DataFee ? settle(readL1FeeWei(contract, network.chainId)) : null;
+  const operatorFee = network.hasL1DataFee ? settle(readOperatorFee(contract)) : null;
   const tip =
     network.priorityFee === 'market' ? settle(readQuantity(call, 'eth_maxPriorityFeePerGas')) : null;
   const isSaneBaseFee = (wei: bigint) => isSaneGasPriceGwei(network, weiToGwei(wei));
@@ -193,13 +217,19 @@ async function readSample(
   const grace = <T>(settled: Promise<Settled<T>> | null) =>
     settled && settleWithin(settled, L1_FEE_GRACE_MS).catch(() => ({ failure: 'timeout' as const }));
   answered();
-  const [l1Settled, tipSettled, l1GasSettled] = await Promise.all([grace(l1), grace(tip), grace(l1Gas)]);
+  const [l1Settled, operatorFeeSettled, tipSettled, l1GasSettled] = await Promise.all([
+    grace(l1),
+    grace(operatorFee),
+    grace(tip),
+    grace(l1Gas),
+  ]);
   if (tipSettled && 'value' in tipSettled && weiToGwei(tipSettled.value) > max) {
     throw new RpcAttemptError('absurd', 'priority fee out of range');
   }
   return {
     gasPriceWei,
     l1: l1Settled,
+    operatorFee: operatorFeeSettled,
     head: { number: block.number, timestamp: Number(block.timestamp) },
     baseFeeWei,
     tip: tipSettled,

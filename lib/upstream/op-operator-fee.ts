@@ -1,7 +1,7 @@
 import { type Address, encodeFunctionData, isHex, parseAbi, parseEther } from 'viem';
 import { TRANSFER_GAS } from '../l2/fees';
 import type { OperatorFeeReading } from '../l2/operator-fee';
-import { GAS_PRICE_ORACLE_ADDRESS, type RpcCall, readL1FeeWei } from './op-l1-fee';
+import { GAS_PRICE_ORACLE_ADDRESS, type RpcCall } from './op-l1-fee';
 
 /** The OP Stack L1Block predeploy, which holds the operator fee parameters since Isthmus. */
 export const L1_BLOCK_ADDRESS: Address = '0x4200000000000000000000000000000000000015';
@@ -63,8 +63,9 @@ export function decodeUintWord(result: unknown, what: string, bits: number): big
 /**
  * Reads, through `call`, the operator fee of the representative transfer: the GasPriceOracle's
  * getOperatorFee(21000), exact to the wei whichever formula the chain's fork applies, and the
- * parameters from L1Block, all asked in the same tick (one batch on a batching client). A revert (an
- * oracle without getOperatorFee) is a failure, not a zero: both chains are past Isthmus.
+ * parameters from L1Block, all asked in the same tick. A revert (an oracle without getOperatorFee) is
+ * a failure, not a zero: both chains are past Isthmus. It is read apart from the L1 data fee, whose
+ * reading its failure never touches.
  */
 export async function readOperatorFee(call: RpcCall): Promise<OperatorFeeReading> {
   const [fee, scalar, constant] = await Promise.all(
@@ -80,21 +81,4 @@ export async function readOperatorFee(call: RpcCall): Promise<OperatorFeeReading
       constant: decodeUintWord(constant, 'operatorFeeConstant', 64),
     },
   };
-}
-
-/** What an OP Stack chain charges a transfer beyond execution, as read from its predeploys. */
-export interface OpStackFees {
-  l1FeeWei: bigint;
-  operatorFee: OperatorFeeReading;
-}
-
-/**
- * Reads the L1 data fee and the operator fee of the representative transfer together, in the same
- * tick on `call` (one batch of four eth_calls on a batching client, one round trip). They are one
- * unit: a wallet pays both, so a failure of either fails the read, and the served wallet fee is
- * either complete or unknown.
- */
-export async function readOpStackFees(call: RpcCall, chainId: number): Promise<OpStackFees> {
-  const [l1FeeWei, operatorFee] = await Promise.all([readL1FeeWei(call, chainId), readOperatorFee(call)]);
-  return { l1FeeWei, operatorFee };
 }

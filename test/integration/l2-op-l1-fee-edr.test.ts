@@ -129,6 +129,7 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
     // EDR's genesis sets no operator fee: the Isthmus oracle answers 0, a valid value.
     expect(reading.operatorFee).toEqual({ transferFeeWei: 0n, params: { scalar: 0n, constant: 0n } });
     expect(reading.l1FeeFailure).toBeUndefined();
+    expect(reading.operatorFeeFailure).toBeUndefined();
     expect(reading.provider).toBe('rpc-1');
     expect(node.requests.get('eth_chainId')).toBe(1);
     // The oracle fees are one round trip of their own beside the gas-price batch: getL1Fee,
@@ -239,7 +240,8 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
     expectRight(served.estimatedL1DataFeeUsd, l1Usd);
     expectRight(served.executionGasCostUsd, executionUsd);
     expectRight(served.estimatedOperatorFeeUsd, operatorUsd);
-    expectRight(served.estimatedWalletFeeUsd, executionUsd + l1Usd + operatorUsd);
+    // SPEC 2.10: the wallet fee is execution + L1 data fee; the operator fee is paid on top of it.
+    expectRight(served.estimatedWalletFeeUsd, executionUsd + l1Usd);
     expect(served.feeCompleteness).toBe('full_estimate');
   });
 });

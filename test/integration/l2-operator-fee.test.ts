@@ -13,8 +13,10 @@ import {
 } from '../upstreams/known-state';
 
 /*
- * The OP Stack operator fee (Isthmus; Jovian's formula) on GET /api/l2-gas: read with the L1 data fee
- * from the GasPriceOracle (getOperatorFee(21000)), added to the wallet fee, and degrading with it.
+ * The OP Stack operator fee (Isthmus; Jovian's formula) on GET /api/l2-gas: read from the
+ * GasPriceOracle (getOperatorFee(21000)) apart from the L1 data fee and served as the additive
+ * estimatedOperatorFeeUsd, paid on top of the wallet fee; the original fields keep SPEC 2.10's
+ * meanings whether or not it could be read.
  */
 
 // One clock for the app and the simulators' chain heads, moved by tests to step past caches.
@@ -74,23 +76,22 @@ const expectUsd = (served: number | null | undefined, exact: number) => {
 
 describe('GET /api/l2-gas: OP Stack operator fee', () => {
   it.each(['optimism', 'base'] as const)(
-    '%s: adds the operator fee of the transfer to the wallet fee and serves it on its own',
+    '%s: serves the operator fee of the transfer on its own, on top of the wallet fee SPEC 2.10 defines',
     async (name) => {
       setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
       const n = item(await instance().get(), name);
       const execution = usdOf(21_000n * KNOWN_L2_GAS_WEI[name]);
       const l1 = usdOf(KNOWN_OP_L1_FEE_WEI[name]);
-      const operator = usdOf(OPERATOR_FEE_WEI[name]);
-      expectUsd(n.estimatedOperatorFeeUsd, operator);
+      expectUsd(n.estimatedOperatorFeeUsd, usdOf(OPERATOR_FEE_WEI[name]));
       expectUsd(n.estimatedL1DataFeeUsd, l1);
-      expectUsd(n.estimatedWalletFeeUsd, execution + l1 + operator);
-      // The wallet fee is the three served figures added (SPEC 2.10's sum, plus the operator fee).
+      expectUsd(n.estimatedWalletFeeUsd, execution + l1);
+      // SPEC 2.10: the wallet fee is executionGasCostUsd + estimatedL1DataFeeUsd, as served.
       expect(n.estimatedWalletFeeUsd).toBeCloseTo(
-        (n.executionGasCostUsd ?? 0) + (n.estimatedL1DataFeeUsd ?? 0) + (n.estimatedOperatorFeeUsd ?? 0),
+        (n.executionGasCostUsd ?? 0) + (n.estimatedL1DataFeeUsd ?? 0),
         12,
       );
       expect(n.feeCompleteness).toBe('full_estimate');
-      expect(n.feeNote).toContain('+ operator fee');
+      expect(n.feeNote).toContain('paid in ETH on top of the wallet fee');
     },
   );
 
@@ -105,31 +106,48 @@ describe('GET /api/l2-gas: OP Stack operator fee', () => {
     );
   });
 
-  it('serves Base as execution_only, saying why, when its oracle lacks getOperatorFee (a revert, not 0)', async () => {
+  it("keeps Base's L1 fee, wallet fee and full_estimate when its oracle lacks getOperatorFee (pre-Isthmus)", async () => {
     setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
     for (const sim of up.l2.base) sim.setOperatorFee({ fork: 'pre-isthmus', scalar: 0, constant: 0n });
     const { deps, get } = instance();
     const body = await get();
     const base = item(body, 'base');
     expect(base.gasPriceGwei).toBe(0.0061);
-    expect(base.executionGasCostUsd).toBeGreaterThan(0);
-    // Read as one unit with the L1 fee: a wallet pays both, so neither is served without the other.
-    expect(base).toMatchObject({
+    // The L1 fee was read fine: SPEC 2.10's fields keep their meanings and values.
+    expectUsd(base.estimatedL1DataFeeUsd, usdOf(KNOWN_OP_L1_FEE_WEI.base));
+    expect(base.estimatedWalletFeeUsd).toBeCloseTo(
+      (base.executionGasCostUsd ?? 0) + (base.estimatedL1DataFeeUsd ?? 0),
+      12,
+    );
+    expect(base).toMatchObject({ estimatedOperatorFeeUsd: null, feeCompleteness: 'full_estimate' });
+    // The feeNote says truthfully what is missing: the operator fee, not the L1 data fee.
+    expect(base.feeNote).toMatch(/^Wallet fee = L2 execution/);
+    expect(base.feeNote).not.toContain('L1 data fee could not be read');
+    expect(base.feeNote).toContain('Operator fee unknown: getOperatorFee could not be read');
+    expect(deps.logs.find((line) => line.includes('operator fee read failed'))).toContain(
+      '"kind":"rpc-error"',
+    );
+    expect(deps.logs.find((line) => line.includes('operator fee unavailable'))).toContain(
+      '"kind":"rpc-error"',
+    );
+    // The other OP Stack chain is untouched.
+    expect(item(body, 'optimism').estimatedOperatorFeeUsd).not.toBeNull();
+  });
+
+  it('serves the operator fee when only the L1 fee fails (an L1 fee of 0), and degrades the L1 fee alone', async () => {
+    setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
+    for (const sim of up.l2.optimism) sim.setL1Fee(0n);
+    const optimism = item(await instance().get(), 'optimism');
+    expect(optimism).toMatchObject({
       estimatedL1DataFeeUsd: null,
-      estimatedOperatorFeeUsd: null,
       estimatedWalletFeeUsd: null,
       feeCompleteness: 'execution_only',
     });
-    expect(base.feeNote).toMatch(
-      /^Execution cost only: the L1 data fee could not be read .*nor the operator fee/,
-    );
-    expect(deps.logs.find((line) => line.includes('l1 fee read failed'))).toContain('"kind":"rpc-error"');
-    expect(deps.logs.find((line) => line.includes('l1 fee unavailable'))).toContain('"kind":"rpc-error"');
-    // The other OP Stack chain is untouched.
-    expect(item(body, 'optimism').feeCompleteness).toBe('full_estimate');
+    expect(optimism.feeNote).toMatch(/^Execution cost only: the L1 data fee could not be read/);
+    expectUsd(optimism.estimatedOperatorFeeUsd, usdOf(OPERATOR_FEE_WEI.optimism));
   });
 
-  it("reads both fees from the next provider when the first one's oracle reverts getOperatorFee", async () => {
+  it("reads the operator fee from the next provider when the first one's oracle reverts getOperatorFee", async () => {
     setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
     up.l2.base[0]?.setOperatorFee({ fork: 'pre-isthmus', scalar: 0, constant: 0n });
     const base = item(await instance().get(), 'base');
@@ -140,7 +158,7 @@ describe('GET /api/l2-gas: OP Stack operator fee', () => {
   it.each([
     ['malformed', { methods: ['eth_call'], body: '{"jsonrpc":"2.0","id":' }],
     ['hang', { methods: ['eth_call'] }],
-  ] as const)('degrades Optimism like a failed L1 fee when its oracle batch is %s', async (mode, options) => {
+  ] as const)('degrades Optimism when every oracle call is %s: both fees unknown', async (mode, options) => {
     setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
     await Promise.all(
       up.l2.optimism.map((sim) => sim.fault(mode, { ...options, methods: [...options.methods] })),
@@ -148,13 +166,14 @@ describe('GET /api/l2-gas: OP Stack operator fee', () => {
     const optimism = item(await instance().get(), 'optimism');
     expect(optimism.gasPriceGwei).toBe(Number(KNOWN_L2_GAS_WEI.optimism) / 1e9);
     expect(optimism).toMatchObject({
+      estimatedL1DataFeeUsd: null,
       estimatedOperatorFeeUsd: null,
       estimatedWalletFeeUsd: null,
       feeCompleteness: 'execution_only',
     });
   });
 
-  it("keeps the oracle's last good operator fee with its L1 fee when the oracle then fails", async () => {
+  it("keeps the oracle's last good operator fee, with its own time, when getOperatorFee then fails", async () => {
     setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
     const { get } = instance();
     const healthy = item(await get(), 'optimism');
@@ -165,8 +184,12 @@ describe('GET /api/l2-gas: OP Stack operator fee', () => {
     expect(kept.feeCompleteness).toBe('full_estimate');
     expect(kept.estimatedOperatorFeeUsd).toBe(healthy.estimatedOperatorFeeUsd);
     expect(kept.estimatedWalletFeeUsd).toBe(healthy.estimatedWalletFeeUsd);
+    // The L1 fee was read live: only the operator fee is the oracle's last good answer.
+    expect(kept.feeNote).toMatch(/^Wallet fee = L2 execution .*read live/);
     expect(kept.feeNote).toContain(
-      `last good answer, taken at ${new Date(readAt).toISOString()} (61 s earlier)`,
+      `Operator fee (estimatedOperatorFeeUsd): paid in ETH on top of the wallet fee, from the GasPriceOracle's ` +
+        `getOperatorFee(21000); 0 unless the chain's operator sets one. It is the oracle's last good answer, ` +
+        `taken at ${new Date(readAt).toISOString()} (61 s earlier)`,
     );
   });
 });

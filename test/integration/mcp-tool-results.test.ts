@@ -157,18 +157,23 @@ describe('MCP estimate_transaction_cost', () => {
     },
   );
 
-  it('leaves the Base total unknown when its oracle reverts getOperatorFee, a fault and not a zero', async () => {
+  it('keeps the Base total of execution and L1 fee when its oracle reverts getOperatorFee, and says it excludes it', async () => {
     setKnownState();
     for (const sim of up.l2.base) sim.setOperatorFee({ fork: 'pre-isthmus', scalar: 0, constant: 0n });
     const { client } = await connect();
     const { data, text } = await estimate(client, { network: 'base', gasLimit: 100_000 });
-    expect(data.execution.wei).toBe(String(100_000n * GAS_WEI.base));
+    const executionWei = 100_000n * GAS_WEI.base;
+    expect(data.execution.wei).toBe(String(executionWei));
+    // The L1 fee was read fine; an operator fee that is unknown (a revert: a fault, not a zero) is left out.
+    expect(data.l1DataFee?.wei).toBe(String(L1_FEE_WEI.base));
     expect(data.operatorFee).toBeNull();
-    expect(data.l1DataFee).toBeNull();
-    expect(data.total).toBeNull();
-    expect(data.feeCompleteness).toBe('execution_only');
-    expect(data.notes.join(' ')).toContain('nor the operator fee read with it');
-    expect(text).toContain('total unknown');
+    expect(data.total?.wei).toBe(String(executionWei + L1_FEE_WEI.base));
+    expect(data.feeCompleteness).toBe('full_estimate');
+    expect(data.notes.join(' ')).toContain(
+      'The operator fee could not be read from the GasPriceOracle just now, so total excludes it',
+    );
+    expect(text).toContain('excluding the operator fee (unknown, see notes)');
+    expect(text).not.toContain('total unknown');
   });
 
   it('prices Polygon in POL with no L1 fee, and says a mainnet tier does not apply', async () => {

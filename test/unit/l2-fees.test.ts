@@ -74,7 +74,7 @@ describe('computeFeesUsd', () => {
     expect(fees.walletFeeUsd).toBe(0.011528);
   });
 
-  it('adds a non-zero operator fee, priced in ETH, to the OP Stack wallet fee', () => {
+  it('prices a non-zero operator fee in ETH on its own, on top of the OP Stack wallet fee', () => {
     const fees = computeFeesUsd({
       gasPriceWei: parseGwei('0.0012'),
       nativeUsd: 2500,
@@ -87,10 +87,11 @@ describe('computeFeesUsd', () => {
     // 0.00000001021 ETH at $2,500 -> $0.000025525, served as 0.00002553.
     expect(fees.operatorFeeUsd).toBe(0.00002553);
     expect(fees.l1DataFeeUsd).toBe(0.0025);
-    expect(fees.walletFeeUsd).toBe(0.00258853); // 0.000063 + 0.0025 + 0.00002553, as served
+    // SPEC 2.10: execution + L1 data fee (0.000063 + 0.0025, as served); the operator fee is not in it.
+    expect(fees.walletFeeUsd).toBe(0.002563);
   });
 
-  it('leaves the wallet fee null when an OP Stack operator fee could not be read', () => {
+  it('keeps the L1 fee and the wallet fee when an OP Stack operator fee could not be read', () => {
     const fees = computeFeesUsd({
       gasPriceWei: parseGwei('0.001'),
       nativeUsd: 2500,
@@ -103,7 +104,7 @@ describe('computeFeesUsd', () => {
       executionGasCostUsd: 0.0000525,
       l1DataFeeUsd: 0.0025,
       operatorFeeUsd: null,
-      walletFeeUsd: null,
+      walletFeeUsd: 0.0025525,
     });
   });
 

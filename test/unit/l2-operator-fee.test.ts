@@ -2,12 +2,7 @@ import { decodeFunctionData, type Hex, parseAbi, parseEther, toHex } from 'viem'
 import { describe, expect, it } from 'vitest';
 import { computeOperatorFeeWei } from '../../lib/l2/operator-fee';
 import { GAS_PRICE_ORACLE_ADDRESS } from '../../lib/upstream/op-l1-fee';
-import {
-  L1_BLOCK_ADDRESS,
-  OperatorFeeError,
-  readOperatorFee,
-  readOpStackFees,
-} from '../../lib/upstream/op-operator-fee';
+import { L1_BLOCK_ADDRESS, OperatorFeeError, readOperatorFee } from '../../lib/upstream/op-operator-fee';
 
 const abi = parseAbi([
   'function getL1Fee(bytes _data) view returns (uint256)',
@@ -129,34 +124,5 @@ describe('readOperatorFee', () => {
       ...bad,
     });
     await expect(readOperatorFee(call)).rejects.toThrow(OperatorFeeError);
-  });
-});
-
-describe('readOpStackFees', () => {
-  it('asks all four calls before any answer, so a batching client sends them in one round trip', async () => {
-    let asked = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const answers: Record<string, Hex> = {
-      getL1Fee: word(41_234_567_890n),
-      getOperatorFee: word(0n),
-      operatorFeeScalar: word(0n),
-      operatorFeeConstant: word(0n),
-    };
-    const read = readOpStackFees(async (_method, params) => {
-      asked += 1;
-      await gate;
-      const { functionName } = decodeFunctionData({ abi, data: (params[0] as { data: Hex }).data });
-      return answers[functionName];
-    }, 10);
-    await Promise.resolve();
-    expect(asked).toBe(4);
-    release();
-    expect(await read).toEqual({
-      l1FeeWei: 41_234_567_890n,
-      operatorFee: { transferFeeWei: 0n, params: { scalar: 0n, constant: 0n } },
-    });
   });
 });

@@ -58,7 +58,7 @@ describe('presentNetwork', () => {
 
   it('downgrades an OP Stack reading without its L1 fee to execution_only and says so', () => {
     const presented = presentNetwork(getL2Network('optimism'), live(parseGwei('0.001')), PRICES, NOW);
-    expect(presented.oracleFeesMissing).toBe(true);
+    expect(presented.l1FeeMissing).toBe(true);
     expect(presented.reading).toMatchObject({
       estimatedL1DataFeeUsd: null,
       estimatedWalletFeeUsd: null,
@@ -67,7 +67,7 @@ describe('presentNetwork', () => {
     expect(presented.reading.feeNote).toMatch(/^Execution cost only: the L1 data fee could not be read/);
   });
 
-  it('adds the operator fee to the OP Stack wallet fee and serves it on its own (Isthmus)', () => {
+  it('serves the operator fee on its own, paid on top of the wallet fee SPEC 2.10 defines (Isthmus)', () => {
     // Isthmus: 21,000 x 1,500,000 / 1e6 + 500,000,000,000 = 500,000,031,500 wei.
     const operatorFee = {
       transferFeeWei: 500_000_031_500n,
@@ -84,10 +84,11 @@ describe('presentNetwork', () => {
       executionGasCostUsd: 0.000315,
       estimatedL1DataFeeUsd: 0.003,
       estimatedOperatorFeeUsd: 0.0015, // 500,000,031,500 wei at $3,000 = $0.0015000000945
-      estimatedWalletFeeUsd: 0.004815,
+      // SPEC 2.10: executionGasCostUsd + estimatedL1DataFeeUsd, the operator fee on top of it.
+      estimatedWalletFeeUsd: 0.003315,
       feeCompleteness: 'full_estimate',
     });
-    expect(reading.feeNote).toMatch(/\+ operator fee.*getOperatorFee\(21000\)/);
+    expect(reading.feeNote).toMatch(/Operator fee .*on top of the wallet fee.*getOperatorFee\(21000\)/);
   });
 
   it('serves an operator fee of 0 as 0, not as missing', () => {
@@ -104,21 +105,43 @@ describe('presentNetwork', () => {
     });
   });
 
-  it('downgrades an OP Stack reading whose operator fee is unknown to execution_only and says so', () => {
+  it('keeps the L1 fee, wallet fee and full_estimate when only the operator fee is unknown, and says so', () => {
     const presented = presentNetwork(
       getL2Network('base'),
       live(parseGwei('0.005'), 10n ** 12n, null),
       PRICES,
       NOW,
     );
-    expect(presented.oracleFeesMissing).toBe(true);
+    expect(presented.l1FeeMissing).toBe(false);
+    expect(presented.operatorFeeMissing).toBe(true);
     expect(presented.reading).toMatchObject({
+      executionGasCostUsd: 0.000315,
       estimatedL1DataFeeUsd: 0.003,
       estimatedOperatorFeeUsd: null,
-      estimatedWalletFeeUsd: null,
-      feeCompleteness: 'execution_only',
+      estimatedWalletFeeUsd: 0.003315,
+      feeCompleteness: 'full_estimate',
     });
-    expect(presented.reading.feeNote).toMatch(/^Execution cost only: the operator fee could not be read/);
+    expect(presented.reading.feeNote).toMatch(/^Wallet fee = L2 execution .*\+ L1 data fee, read live/);
+    expect(presented.reading.feeNote).not.toMatch(/L1 data fee could not be read/);
+    expect(presented.reading.feeNote).toContain(
+      'Operator fee unknown: getOperatorFee could not be read from the GasPriceOracle just now',
+    );
+  });
+
+  it('says when a kept operator fee was read, apart from a live L1 fee', () => {
+    const keptAt = NOW - 61_000;
+    const presented = presentNetwork(
+      getL2Network('optimism'),
+      { ...live(parseGwei('0.001'), 10n ** 12n), operatorFeeReadAt: keptAt },
+      PRICES,
+      NOW,
+    );
+    expect(presented.l1FeeReadAt).toBeNull();
+    expect(presented.operatorFeeReadAt).toBe(keptAt);
+    expect(presented.reading.feeNote).toContain(
+      `last good answer, taken at ${new Date(keptAt).toISOString()} (61 s earlier)`,
+    );
+    expect(presented.reading.estimatedOperatorFeeUsd).toBe(0);
   });
 
   it('prices Polygon in POL and keeps its wallet fee equal to the execution cost', () => {
@@ -234,8 +257,9 @@ describe('selectL2SnapshotRows', () => {
       nativeUsd: usd === null ? null : 3000,
       gasPriceWei: status === 'unavailable' ? null : 10_000_000n,
       l1FeeWei: null,
-      operatorFee: null,
       l1FeeReadAt: null,
+      operatorFee: null,
+      operatorFeeReadAt: null,
       l1ComponentWei: null,
       priceStale,
     });

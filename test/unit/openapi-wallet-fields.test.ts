@@ -36,6 +36,7 @@ describe('OpenAPI documents the wallet-grade fields (SPEC.md extensions 16 and 1
     expect(l2.estimatedL1GasUnits?.description).toMatch(/gasEstimateL1Component/);
     expect(l2.estimatedL1GasUnits?.description).toMatch(/padd/);
     expect(l2.estimatedOperatorFeeUsd?.description).toMatch(/getOperatorFee\(21000\)/);
-    expect(l2.estimatedWalletFeeUsd?.description).toMatch(/operator fee/);
+    expect(l2.estimatedOperatorFeeUsd?.description).toMatch(/on top of estimatedWalletFeeUsd/);
+    expect(l2.estimatedWalletFeeUsd?.description).toMatch(/executionGasCostUsd \+ estimatedL1DataFeeUsd/);
   });
 });

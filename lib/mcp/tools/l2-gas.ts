@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { L2_NETWORK_IDS, L2NetworkReadingSchema, toL2GasBody } from '../../schemas/l2-gas';
+import {
+  L2_NETWORK_IDS,
+  type L2NetworkReading,
+  L2NetworkReadingSchema,
+  toL2GasBody,
+} from '../../schemas/l2-gas';
 import { getL2Gas } from '../../services/l2-gas';
 import { enumArgument } from '../inputs';
 import { defineTool, ToolUnavailableError } from '../tool';
@@ -10,8 +15,9 @@ export const l2GasTool = defineTool({
   title: 'Layer 2 gas',
   description:
     'Current gas price (gwei) on Arbitrum, Optimism, Base and Polygon with the USD cost of a 21,000-gas ' +
-    'transfer; for the OP Stack networks (Optimism, Base) also the L1 data fee and the operator fee read ' +
-    'live from the chain gas price oracle and the resulting wallet fee. Polygon gas is paid in POL. Each `feeNote` says what ' +
+    'transfer; for the OP Stack networks (Optimism, Base) also the L1 data fee read live from the chain gas ' +
+    'price oracle, the resulting wallet fee, and the operator fee paid on top of it. Polygon gas is paid in ' +
+    'POL. Each `feeNote` says what ' +
     'the figures include and any degradation. Give `network` for one network, omit it for all four.',
   input: {
     network: enumArgument('network', L2_NETWORK_IDS, 'One L2 network; omit for all four.').optional(),
@@ -40,8 +46,8 @@ export const l2GasTool = defineTool({
         fee === null
           ? 'USD cost unknown'
           : n.feeCompleteness === 'execution_only'
-            ? `transfer about $${fee} in execution alone (execution_only: its ${n.feeModel === 'rollup_op_stack' ? 'L1 data fee and operator fee come' : 'L1 part comes'} on top)`
-            : `transfer about $${fee} (${n.feeCompleteness})`;
+            ? `transfer about $${fee} in execution alone (execution_only: its L1 part comes on top)`
+            : `transfer about $${fee} (${n.feeCompleteness})${operatorFeeText(n)}`;
       return `${n.name}: ${n.gasPriceGwei} gwei${read}, ${feeText}.`;
     });
     const allLive = networks.every((n) => statusOf(n.id)?.status === 'live');
@@ -52,3 +58,11 @@ export const l2GasTool = defineTool({
     };
   },
 });
+
+/** What an OP Stack network's operator fee adds on top of its wallet fee, for the summary line. */
+function operatorFeeText(n: L2NetworkReading): string {
+  if (n.feeModel !== 'rollup_op_stack' || n.estimatedOperatorFeeUsd === 0) return '';
+  return n.estimatedOperatorFeeUsd === null
+    ? ' plus an operator fee that could not be read just now'
+    : ` plus an operator fee of about $${n.estimatedOperatorFeeUsd}`;
+}

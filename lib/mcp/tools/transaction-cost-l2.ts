@@ -13,7 +13,8 @@ import { describeCost, l2Notes } from './transaction-cost-text';
  * tip) when that is higher (Polygon's nodes refuse a tip under 25 gwei whatever a provider's gas price
  * says): OP Stack adds the L1 data fee of the representative transfer and the operator fee of gasLimit
  * gas, Arbitrum its L1 component (the NodeInterface's gas units at the base fee it computed them
- * with), so both totals are complete; the fee pair is the chain's own suggestion.
+ * with), so both totals are complete; an operator fee that is unknown is left out of the total, and
+ * the notes and the summary say so. The fee pair is the chain's own suggestion.
  */
 export async function estimateL2(
   deps: AppDeps,
@@ -71,12 +72,15 @@ export async function estimateL2(
     l1DataFee,
     ...(operatorFee ? { operatorFee } : {}),
   });
-  // The data's time is its oldest part's: a kept L1 fee read before the gas price counts.
-  const dataTime = Math.min(snapshot.fetchedAt, snapshot.l1FeeReadAt ?? snapshot.fetchedAt);
+  // The data's time is its oldest part's: a kept oracle fee read before the gas price counts.
+  const keptAts = [snapshot.l1FeeReadAt, cost.operatorFee ? snapshot.operatorFeeReadAt : null];
+  const dataTime = Math.min(snapshot.fetchedAt, ...keptAts.filter((at) => at !== null));
   const updatedAt = new Date(dataTime).toISOString();
   const readAt = new Date(snapshot.fetchedAt).toISOString();
-  // Every part that applies is known exactly when the total is.
+  // The total is known when every part SPEC 2.10's wallet fee counts is (an unknown operator fee is
+  // left out of it, and said so).
   const complete = cost.total !== null;
+  const operatorFeeLeftOut = network.hasL1DataFee && cost.total !== null && cost.operatorFee === null;
   const data = {
     network: network.id,
     networkName: network.name,
@@ -99,6 +103,8 @@ export async function estimateL2(
       status: snapshot.status,
       readAt,
       l1FeeReadAt: snapshot.l1FeeReadAt === null ? null : new Date(snapshot.l1FeeReadAt).toISOString(),
+      operatorFeeReadAt:
+        snapshot.operatorFeeReadAt === null ? null : new Date(snapshot.operatorFeeReadAt).toISOString(),
       tierGiven: args.tier,
       gasLimit: args.gasLimit,
       operatorFeeRead: snapshot.operatorFee !== null,
@@ -108,5 +114,5 @@ export async function estimateL2(
     }),
     updatedAt,
   };
-  return { data, summary: describeCost(data), updatedAt: dataTime };
+  return { data, summary: describeCost(data, operatorFeeLeftOut), updatedAt: dataTime };
 }

@@ -53,6 +53,8 @@ export interface L2NoteInput {
   gasLimit: number;
   /** OP Stack: whether the operator fee was read (it may still not be derivable for gasLimit). */
   operatorFeeRead: boolean;
+  /** When the operator fee was read, if before the gas price (the oracle's last good answer). */
+  operatorFeeReadAt?: string | null;
   cost: TransactionCost;
   /**
    * The price per gas of base fee + tip (gwei) when it, not the gas price, prices the estimate, and
@@ -90,10 +92,10 @@ export function l2Notes(input: L2NoteInput): string[] {
             `${l1FeeReadAt ? `at ${l1FeeReadAt} (its last good answer: it did not answer at the reading of ${readAt})` : status === 'last-good' ? 'with the last good reading' : 'live'} from the ` +
             'GasPriceOracle predeploy (getL1Fee) and paid in ETH. It depends on the transaction size in bytes, not ' +
             'on gasLimit: a contract call with more calldata pays a larger L1 fee than shown.'
-        : 'The L1 data fee could not be read from the GasPriceOracle just now, nor the operator fee read with ' +
-            'it: total is unknown and a real transaction costs more than the execution figure.',
+        : 'The L1 data fee could not be read from the GasPriceOracle just now: total is unknown and a real ' +
+            'transaction costs more than the execution figure.',
     );
-    if (cost.l1DataFee) notes.push(operatorFeeNote(input));
+    notes.push(operatorFeeNote(input));
   } else if (network.feeModel === 'rollup_arbitrum_nitro') {
     notes.push(
       cost.l1DataFee
@@ -119,24 +121,31 @@ export function l2Notes(input: L2NoteInput): string[] {
   return notes;
 }
 
-/** What an OP Stack estimate's operator fee is, or why it is missing. */
-function operatorFeeNote({ cost, gasLimit, operatorFeeRead }: L2NoteInput): string {
+/** What an OP Stack estimate's operator fee is, or why it is missing and left out of the total. */
+function operatorFeeNote(input: L2NoteInput): string {
+  const { cost, gasLimit, operatorFeeRead, operatorFeeReadAt, readAt } = input;
   if (cost.operatorFee) {
     const how =
       gasLimit === 21_000
         ? "the GasPriceOracle's getOperatorFee(21000) answer"
         : "the GasPriceOracle's formula (the one that reproduces its getOperatorFee(21000) answer) applied to " +
           "gasLimit with the chain's operator fee scalar and constant (L1Block)";
+    const when = operatorFeeReadAt
+      ? ` (its last good answer, read at ${operatorFeeReadAt}: it did not answer at the reading of ${readAt})`
+      : '';
     return (
-      `operatorFee is the operator fee of ${gasLimit} gas, ${how}, read with the L1 data fee and paid in ETH; ` +
+      `operatorFee is the operator fee of ${gasLimit} gas, ${how}${when}, paid in ETH${cost.total ? ' and included in total' : ''}; ` +
       'it is 0 while the chain operator sets none. The chain charges it on the gas limit and refunds it down ' +
       'to the gas used, so it is an upper bound.'
     );
   }
-  return operatorFeeRead
+  const why = operatorFeeRead
     ? "The operator fee of this gas limit could not be derived: the chain's getOperatorFee(21000) answer " +
-        'matches neither known formula (Isthmus, Jovian) for its parameters, so total is unknown.'
-    : 'The operator fee could not be read from the GasPriceOracle just now: total is unknown.';
+      'matches neither known formula (Isthmus, Jovian) for its parameters'
+    : 'The operator fee could not be read from the GasPriceOracle just now';
+  return cost.total
+    ? `${why}, so total excludes it: a real transaction pays it on top (0 unless the chain's operator sets one).`
+    : `${why}.`;
 }
 
 // Plain decimals: a model relays 0.000000125 ETH more reliably than 1.25e-7.
@@ -149,23 +158,29 @@ function formatAmount(amount: FeeAmount, token: string): string {
   return `${plain.format(amount.native)} ${token} (${plain.format(amount.gwei)} gwei, ${usd})`;
 }
 
-/** Summarises an estimate in one sentence: what was priced, at what price, and the total. */
-export function describeCost(data: {
-  networkName: string;
-  nativeToken: string;
-  gasLimit: number;
-  tier: string | null;
-  gasPriceGwei: number;
-  execution: FeeAmount;
-  l1DataFee: FeeAmount | null;
-  operatorFee?: FeeAmount | null;
-  blobFee: FeeAmount | null;
-  total: FeeAmount | null;
-  feeCompleteness: string;
-  maxFeePerGas: number | null;
-  maxPriorityFeePerGas: number | null;
-  expectedWaitSeconds: { p50: number; p90: number } | null;
-}): string {
+/**
+ * Summarises an estimate in one sentence: what was priced, at what price, and the total (saying so
+ * when `operatorFeeLeftOut`: an OP Stack operator fee that is unknown is not in it).
+ */
+export function describeCost(
+  data: {
+    networkName: string;
+    nativeToken: string;
+    gasLimit: number;
+    tier: string | null;
+    gasPriceGwei: number;
+    execution: FeeAmount;
+    l1DataFee: FeeAmount | null;
+    operatorFee?: FeeAmount | null;
+    blobFee: FeeAmount | null;
+    total: FeeAmount | null;
+    feeCompleteness: string;
+    maxFeePerGas: number | null;
+    maxPriorityFeePerGas: number | null;
+    expectedWaitSeconds: { p50: number; p90: number } | null;
+  },
+  operatorFeeLeftOut = false,
+): string {
   const price = `${perGas.format(data.gasPriceGwei)} gwei`;
   const at = data.tier ? `the ${data.tier} tier, ${price}` : price;
   const head = `${data.gasLimit} gas on ${data.networkName} at ${at}`;
@@ -180,6 +195,7 @@ export function describeCost(data: {
   else if (parts.length > 1) cost = `${parts.join(' + ')} = ${formatAmount(data.total, data.nativeToken)}`;
   else
     cost = `${formatAmount(data.execution, data.nativeToken)}${data.feeCompleteness === 'execution_only' ? ' (execution only, see notes)' : ''}`;
+  if (data.total && operatorFeeLeftOut) cost += ', excluding the operator fee (unknown, see notes)';
   const send =
     data.maxFeePerGas !== null && data.maxPriorityFeePerGas !== null
       ? ` Send with maxFeePerGas ${perGas.format(data.maxFeePerGas)} and maxPriorityFeePerGas ${perGas.format(data.maxPriorityFeePerGas)} gwei`

@@ -48,7 +48,8 @@ export const transactionCostOutput = {
     'Optimism, Base: the operator fee (since Isthmus) of gasLimit gas, paid in ETH, exact to the wei: the ' +
       "GasPriceOracle's getOperatorFee(21000) for 21,000 gas, else its formula applied to gasLimit with the " +
       "chain's operator fee parameters. Charged on the gas limit and refunded down to the gas used, so an " +
-      'upper bound; 0 while the operator sets none. Null elsewhere or when it could not be read or derived.',
+      'upper bound; 0 while the operator sets none. Null elsewhere or when it could not be read or derived ' +
+      '(total then excludes it, and notes and the summary say so).',
   ),
   l1GasUnits: z
     .number()
@@ -66,9 +67,17 @@ export const transactionCostOutput = {
     'blobs x 131,072 blob gas x blobGasPriceGwei; null without blobs.',
   ),
   total: FeeAmountSchema.nullable().describe(
-    'execution + l1DataFee + operatorFee + blobFee; null when a part applies but is unknown.',
+    'execution + l1DataFee + operatorFee + blobFee; null when the L1 data fee or the blob fee applies but ' +
+      'is unknown. An OP Stack operator fee that is unknown (operatorFee null) is left out, and the notes ' +
+      'say so: it is 0 unless the chain operator sets one.',
   ),
-  feeCompleteness: z.enum(['execution_only', 'full_estimate']),
+  feeCompleteness: z
+    .enum(['execution_only', 'full_estimate'])
+    .describe(
+      '`full_estimate` when total is known; on Optimism and Base it counts execution and the L1 data fee, as ' +
+        "the API's feeCompleteness does, with the operator fee added when known. `execution_only` when a part " +
+        'total needs is unknown (total is then null).',
+    ),
   notes: z.array(z.string()).describe('What the figures include and how far to trust them.'),
   updatedAt: z.iso.datetime().describe('When the gas price was read upstream.'),
 };
