@@ -181,8 +181,8 @@ export async function readL2Network(
 
 /**
  * The gas price, latest block and tip suggestion go out as one batch on `client`; the contract calls
- * (the OP Stack oracle fees, the NodeInterface) as a batch of their own on `side`, so a slow contract
- * call cannot hold the gas price.
+ * (the OP Stack L1 and operator fees, the NodeInterface) each as their own request on `side`, so a
+ * slow contract call cannot hold the gas price, nor a provider's batch limit cost the L1 fee.
  */
 async function readSample(
   client: RpcClient,

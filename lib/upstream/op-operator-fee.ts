@@ -5,12 +5,16 @@ import { GAS_PRICE_ORACLE_ADDRESS, type RpcCall } from './op-l1-fee';
 
 /** The OP Stack L1Block predeploy, which holds the operator fee parameters since Isthmus. */
 export const L1_BLOCK_ADDRESS: Address = '0x4200000000000000000000000000000000000015';
+/**
+ * The L1Block storage slot that packs operatorFeeConstant (uint64, bits 0-63) and operatorFeeScalar
+ * (uint32, bits 64-95; Jovian's daFootprintGasScalar follows at 96-111). The execution clients read
+ * the parameters from this slot themselves to charge the fee (op-geth's OperatorFeeParamsSlot), so
+ * it is part of the protocol, not an accident of the contract's layout; one eth_getStorageAt gives
+ * both, where their two getters took two calls.
+ */
+export const OPERATOR_FEE_PARAMS_SLOT = '0x8';
 
 const gasPriceOracleAbi = parseAbi(['function getOperatorFee(uint256 _gasUsed) view returns (uint256)']);
-const l1BlockAbi = parseAbi([
-  'function operatorFeeScalar() view returns (uint32)',
-  'function operatorFeeConstant() view returns (uint64)',
-]);
 
 /**
  * An operator fee above this (0.05 ETH, as for the L1 data fee) for one transfer is a broken answer:
@@ -28,26 +32,14 @@ export class OperatorFeeError extends Error {
   override name = 'OperatorFeeError';
 }
 
-/** The three eth_call requests: getOperatorFee(21000) on the oracle, the scalar and constant on L1Block. */
-export function buildOperatorFeeCalls(): { to: Address; data: `0x${string}` }[] {
-  return [
-    {
-      to: GAS_PRICE_ORACLE_ADDRESS,
-      data: encodeFunctionData({
-        abi: gasPriceOracleAbi,
-        functionName: 'getOperatorFee',
-        args: [TRANSFER_GAS],
-      }),
-    },
-    {
-      to: L1_BLOCK_ADDRESS,
-      data: encodeFunctionData({ abi: l1BlockAbi, functionName: 'operatorFeeScalar' }),
-    },
-    {
-      to: L1_BLOCK_ADDRESS,
-      data: encodeFunctionData({ abi: l1BlockAbi, functionName: 'operatorFeeConstant' }),
-    },
-  ];
+/** The eth_call request asking the GasPriceOracle for getOperatorFee(21000). */
+export function buildOperatorFeeCall(): { to: Address; data: `0x${string}` } {
+  const data = encodeFunctionData({
+    abi: gasPriceOracleAbi,
+    functionName: 'getOperatorFee',
+    args: [TRANSFER_GAS],
+  });
+  return { to: GAS_PRICE_ORACLE_ADDRESS, data };
 }
 
 /** One ABI-encoded unsigned word of at most `bits` bits; anything else (an empty answer too) is refused. */
@@ -63,22 +55,21 @@ export function decodeUintWord(result: unknown, what: string, bits: number): big
 /**
  * Reads, through `call`, the operator fee of the representative transfer: the GasPriceOracle's
  * getOperatorFee(21000), exact to the wei whichever formula the chain's fork applies, and the
- * parameters from L1Block, all asked in the same tick. A revert (an oracle without getOperatorFee) is
- * a failure, not a zero: both chains are past Isthmus. It is read apart from the L1 data fee, whose
- * reading its failure never touches.
+ * parameters from L1Block's storage, both asked in the same tick. A revert (an oracle without
+ * getOperatorFee) is a failure, not a zero: both chains are past Isthmus. It is read apart from the L1
+ * data fee, whose reading its failure never touches.
  */
 export async function readOperatorFee(call: RpcCall): Promise<OperatorFeeReading> {
-  const [fee, scalar, constant] = await Promise.all(
-    buildOperatorFeeCalls().map((request) => call('eth_call', [request, 'latest'])),
-  );
+  const [fee, slot] = await Promise.all([
+    call('eth_call', [buildOperatorFeeCall(), 'latest']),
+    call('eth_getStorageAt', [L1_BLOCK_ADDRESS, OPERATOR_FEE_PARAMS_SLOT, 'latest']),
+  ]);
   const transferFeeWei = decodeUintWord(fee, 'getOperatorFee', 256);
   if (!isSaneOperatorFeeWei(transferFeeWei))
     throw new OperatorFeeError('getOperatorFee answer is out of range');
+  const params = decodeUintWord(slot, 'operator fee parameters', 256);
   return {
     transferFeeWei,
-    params: {
-      scalar: decodeUintWord(scalar, 'operatorFeeScalar', 32),
-      constant: decodeUintWord(constant, 'operatorFeeConstant', 64),
-    },
+    params: { scalar: (params >> 64n) & 0xffff_ffffn, constant: params & 0xffff_ffff_ffff_ffffn },
   };
 }

@@ -70,9 +70,11 @@ export function isQuantity(value: unknown): value is `0x${string}` {
 
 /**
  * One attempt's work on one provider. `client` batches the calls made in the same tick when the pool
- * batches; `side` is for calls that must not hold those (contract calls that may hang): a second
- * client whose calls of one tick go as a batch of their own, one more round trip beside `client`'s,
- * and `client` itself when the pool does not batch. `answered` tells
+ * batches; `side` is for calls that must not hold those (contract calls that may hang): it sends each
+ * call as its own request (asked together, they still take one round trip), and is `client` itself
+ * when the pool does not batch. Never a batch: a provider that refuses a batch of them (dRPC's free
+ * tier takes at most 3 calls a batch) would fail the optional reads the pool does not ask again
+ * singly. `answered` tells
  * the pool that the answer's required part is in and only optional reads (bounded by the call) are
  * left: the provider is then not hedged for them, nor struck as outrun by a provider asked meanwhile.
  */
@@ -168,8 +170,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     let value: T;
     try {
       const client = clientFor(batch);
-      // A client of its own (viem batches per client): its calls never join `client`'s batch.
-      value = await run(client, batch ? clientFor(true) : client);
+      value = await run(client, batch ? clientFor(false) : client);
     } catch (error) {
       if (!batch || !isBatchRefusal(error) || signal.aborted) throw error;
       providerHealth.batchRefusedAt = deps.now();

@@ -65,15 +65,18 @@ function setKnownState(primary: Readonly<Record<L2Name, bigint>> = PRIMARY) {
 }
 
 /**
- * A fresh app (own cache, provider health, last-good store) whose providers carry operator names. The
- * budget is short only where a provider hangs; elsewhere ample, so a loaded machine's slow but healthy
- * answers are never taken for faults.
+ * A fresh app (own cache, provider health, last-good store) whose providers carry operator names, the
+ * first `providers` of each network. The budget is short only where a provider hangs; elsewhere ample,
+ * so a loaded machine's slow but healthy answers are never taken for faults.
  */
-function instance(budgetMs = 10_000) {
+function instance(budgetMs = 10_000, providers = 2) {
   const named = Object.fromEntries(
     L2_NAMES.map((name) => [
       ENV_KEY[name],
-      up.l2[name].map((sim, i) => `${labelsOf(name)[i]}=${sim.url}`).join(','),
+      up.l2[name]
+        .slice(0, providers)
+        .map((sim, i) => `${labelsOf(name)[i]}=${sim.url}`)
+        .join(','),
     ]),
   );
   const deps = createTestDeps(
@@ -273,9 +276,35 @@ describe('GET /api/l2-gas when an OP Stack oracle call is slow or fails', () => 
     const base = item(await get(), 'base');
     expect(base.gasPriceGwei).toBe(gwei(HEALTHY.base));
     expect(base.feeCompleteness).toBe('execution_only');
-    // Its one oracle batch is the first attempt's own (answered 429 beside the gas-price batch); no retry's.
-    const oracleBatches = primary!.requests.log.filter((r) => r.keys.includes('eth_call'));
-    expect(oracleBatches.map((r) => r.keys)).toEqual([['eth_call', 'eth_call', 'eth_call', 'eth_call']]);
+    // Its oracle reads are the first attempt's own, each a request of its own (answered 429 beside the
+    // gas-price batch: getL1Fee, getOperatorFee, the operator fee parameters); no retry's.
+    const oracleReads = primary!.requests.log.filter((r) => !r.keys.includes('eth_gasPrice'));
+    expect(oracleReads.map((r) => r.keys).sort()).toEqual([['eth_call'], ['eth_call'], ['eth_getStorageAt']]);
+  });
+
+  it("reads the L1 fee live from a provider that refuses batches of more than 3 calls (dRPC's free tier)", async () => {
+    setKnownState();
+    const sim = up.l2.optimism[0]!;
+    // Its only provider: no other one to ask the L1 fee again of.
+    const { get } = instance(10_000, 1);
+    const healthy = item(await get(), 'optimism');
+    expect(healthy.feeNote).not.toMatch(/last good/);
+    // From now on it refuses any batch over 3 calls with an HTTP 500 (the chain id is checked already,
+    // so the gas-price batch holds 3: eth_gasPrice, the latest block, the tip).
+    await sim.fault('batch-limit', { max: 3 });
+    const asked = sim.requests.log.length;
+    clock += 61_000;
+    const body = await get();
+    expectLiveAt(body, 'optimism', PRIMARY.optimism);
+    const optimism = item(body, 'optimism');
+    expect(optimism.estimatedL1DataFeeUsd).toBe(healthy.estimatedL1DataFeeUsd);
+    expect(optimism.estimatedWalletFeeUsd).toBe(healthy.estimatedWalletFeeUsd);
+    expect(optimism.estimatedOperatorFeeUsd).toBe(0);
+    expect(optimism.feeNote).not.toMatch(/last good|unknown|could not be read/);
+    // Nothing it was sent since was over its limit: the contract calls went as single requests.
+    const since = sim.requests.log.slice(asked);
+    expect(since.some((r) => r.keys.includes('eth_call'))).toBe(true);
+    expect(since.every((r) => r.keys.length <= 3)).toBe(true);
   });
 });
 

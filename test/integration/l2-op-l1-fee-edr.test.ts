@@ -19,7 +19,7 @@ import { readL2Network } from '../../lib/upstream/l2-gas-price';
 import { readL1FeeWei, serializeRepresentativeTransfer } from '../../lib/upstream/op-l1-fee';
 import { createTestDeps } from '../helpers/deps';
 import { type EdrNode, startEdrNode } from './helpers/edr-node';
-import { setL1OracleState, setOperatorFeeParams } from './helpers/edr-op-oracle';
+import { L1_BLOCK_ADDRESS, setL1OracleState, setOperatorFeeParams } from './helpers/edr-op-oracle';
 
 // Hardhat 3's EDR with chainType 'op' runs the real OP Stack predeploys, the GasPriceOracle among them.
 const CHAIN_ID = 31337;
@@ -28,6 +28,10 @@ const oracleAbi = parseAbi([
   'function getL1Fee(bytes _data) view returns (uint256)',
   'function getOperatorFee(uint256 _gasUsed) view returns (uint256)',
   'function isIsthmus() view returns (bool)',
+]);
+const l1BlockAbi = parseAbi([
+  'function operatorFeeScalar() view returns (uint32)',
+  'function operatorFeeConstant() view returns (uint64)',
 ]);
 /** An operator fee set as an operator would: scalar 1,234,567 (1.234567 wei a gas), constant 1 gwei + 7. */
 const OPERATOR_FEE = { scalar: 1_234_567n, constant: 1_000_000_007n };
@@ -61,6 +65,15 @@ async function contractOperatorFee(gas: bigint): Promise<bigint> {
     params: [{ to: ORACLE, data }, 'latest'],
   })) as `0x${string}`;
   return decodeFunctionResult({ abi: oracleAbi, functionName: 'getOperatorFee', data: result });
+}
+
+/** One of L1Block's operator fee getters, asked directly of the EIP-1193 provider. */
+async function l1BlockGetter(functionName: 'operatorFeeScalar' | 'operatorFeeConstant') {
+  const result = (await node.provider.request({
+    method: 'eth_call',
+    params: [{ to: L1_BLOCK_ADDRESS, data: encodeFunctionData({ abi: l1BlockAbi, functionName }) }],
+  })) as `0x${string}`;
+  return decodeFunctionResult({ abi: l1BlockAbi, functionName, data: result });
 }
 
 function depsFor(urls: string[]) {
@@ -132,13 +145,13 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
     expect(reading.operatorFeeFailure).toBeUndefined();
     expect(reading.provider).toBe('rpc-1');
     expect(node.requests.get('eth_chainId')).toBe(1);
-    // The oracle fees are one round trip of their own beside the gas-price batch: getL1Fee,
-    // getOperatorFee and the two L1Block parameters in one batch.
-    expect(node.requests.get('eth_call')).toBe(4);
-    expect(node.httpRequests.filter((methods) => methods.includes('eth_call'))).toEqual([
-      ['eth_call', 'eth_call', 'eth_call', 'eth_call'],
-    ]);
-    expect(node.httpRequests).toHaveLength(2);
+    // Beside the gas-price batch, each oracle read is a request of its own (a provider's batch limit
+    // cannot cost the L1 fee): getL1Fee, getOperatorFee and L1Block's operator fee slot.
+    expect(node.requests.get('eth_call')).toBe(2);
+    expect(node.requests.get('eth_getStorageAt')).toBe(1);
+    const singles = node.httpRequests.filter((methods) => !methods.includes('eth_gasPrice'));
+    expect(singles.sort()).toEqual([['eth_call'], ['eth_call'], ['eth_getStorageAt']]);
+    expect(node.httpRequests).toHaveLength(4);
   });
 
   it("reads the real oracle's operator fee to the wei, and prices any gas as its getOperatorFee does", async () => {
@@ -158,6 +171,9 @@ describe('OP Stack L1 data fee against a real GasPriceOracle (Hardhat EDR, chain
       // 21,000 x 1,234,567 / 1e6 = 25,925 (rounded down) + 1,000,000,007.
       expect(await contractOperatorFee(21_000n)).toBe(1_000_025_932n);
       expect(reading.operatorFee).toEqual({ transferFeeWei: 1_000_025_932n, params: OPERATOR_FEE });
+      // The parameters read from L1Block's slot 8 are the ones its own getters answer.
+      expect(await l1BlockGetter('operatorFeeScalar')).toBe(Number(OPERATOR_FEE.scalar));
+      expect(await l1BlockGetter('operatorFeeConstant')).toBe(OPERATOR_FEE.constant);
       const operatorFee = reading.operatorFee!;
       for (const gas of [1n, 810n, 21_001n, 100_000n, 1_234_567n, 30_000_000n]) {
         expect(computeOperatorFeeWei(gas, operatorFee), `${gas} gas`).toBe(await contractOperatorFee(gas));

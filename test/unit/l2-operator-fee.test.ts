@@ -4,28 +4,18 @@ import { computeOperatorFeeWei } from '../../lib/l2/operator-fee';
 import { GAS_PRICE_ORACLE_ADDRESS } from '../../lib/upstream/op-l1-fee';
 import { L1_BLOCK_ADDRESS, OperatorFeeError, readOperatorFee } from '../../lib/upstream/op-operator-fee';
 
-const abi = parseAbi([
-  'function getL1Fee(bytes _data) view returns (uint256)',
-  'function getOperatorFee(uint256 _gasUsed) view returns (uint256)',
-  'function operatorFeeScalar() view returns (uint32)',
-  'function operatorFeeConstant() view returns (uint64)',
-]);
+const abi = parseAbi(['function getOperatorFee(uint256 _gasUsed) view returns (uint256)']);
 const word = (value: bigint) => toHex(value, { size: 32 });
+/** L1Block's slot 8 as a chain packs it: constant in bits 0-63, scalar in 64-95, anything above. */
+const packed = (scalar: bigint, constant: bigint, above = 0n) =>
+  word((above << 96n) | (scalar << 64n) | constant);
 
-/** An RPC answering each eth_call by the function it calls, and recording the calls. */
-function oracle(
-  answers: Partial<
-    Record<'getL1Fee' | 'getOperatorFee' | 'operatorFeeScalar' | 'operatorFeeConstant', unknown>
-  >,
-) {
-  const seen: Array<{ to: string; name: string; args: readonly unknown[] | undefined }> = [];
+/** An RPC answering getOperatorFee and L1Block's storage, recording what was asked. */
+function oracle(answers: { getOperatorFee?: unknown; slot?: unknown }) {
+  const seen: unknown[][] = [];
   const call = async (method: string, params: unknown[]) => {
-    expect(method).toBe('eth_call');
-    const [request, block] = params as [{ to: string; data: Hex }, string];
-    expect(block).toBe('latest');
-    const { functionName, args } = decodeFunctionData({ abi, data: request.data });
-    seen.push({ to: request.to, name: functionName, args });
-    const answer = answers[functionName];
+    seen.push([method, ...params]);
+    const answer = method === 'eth_call' ? answers.getOperatorFee : answers.slot;
     if (answer instanceof Error) throw answer;
     return answer;
   };
@@ -73,39 +63,40 @@ describe('computeOperatorFeeWei', () => {
 });
 
 describe('readOperatorFee', () => {
-  it('asks getOperatorFee(21000) of the GasPriceOracle and the parameters of L1Block', async () => {
+  it("asks getOperatorFee(21000) of the GasPriceOracle and L1Block's parameter slot, in two calls", async () => {
     const { call, seen } = oracle({
       getOperatorFee: word(2_506_300_000n),
-      operatorFeeScalar: word(3n),
-      operatorFeeConstant: word(2_500_000_000n),
+      slot: packed(3n, 2_500_000_000n, 400n),
     });
+    // Jovian's daFootprintGasScalar (400) above the scalar is not part of it.
     expect(await readOperatorFee(call)).toEqual({
       transferFeeWei: 2_506_300_000n,
       params: { scalar: 3n, constant: 2_500_000_000n },
     });
     expect(seen).toEqual([
-      { to: GAS_PRICE_ORACLE_ADDRESS, name: 'getOperatorFee', args: [21_000n] },
-      { to: L1_BLOCK_ADDRESS, name: 'operatorFeeScalar', args: undefined },
-      { to: L1_BLOCK_ADDRESS, name: 'operatorFeeConstant', args: undefined },
+      ['eth_call', { to: GAS_PRICE_ORACLE_ADDRESS, data: expect.stringMatching(/^0x/) }, 'latest'],
+      ['eth_getStorageAt', L1_BLOCK_ADDRESS, '0x8', 'latest'],
     ]);
+    const [, request] = seen[0] as [string, { data: Hex }];
+    expect(decodeFunctionData({ abi, data: request.data }).args).toEqual([21_000n]);
+  });
+
+  it('takes the widest parameters their types allow (uint32 scalar, uint64 constant)', async () => {
+    const { call } = oracle({ getOperatorFee: word(1n), slot: packed(2n ** 32n - 1n, 2n ** 64n - 1n) });
+    expect((await readOperatorFee(call)).params).toEqual({
+      scalar: 2n ** 32n - 1n,
+      constant: 2n ** 64n - 1n,
+    });
   });
 
   it('takes a zero fee as the valid answer of a chain whose operator sets none', async () => {
-    const { call } = oracle({
-      getOperatorFee: word(0n),
-      operatorFeeScalar: word(0n),
-      operatorFeeConstant: word(0n),
-    });
+    const { call } = oracle({ getOperatorFee: word(0n), slot: word(0n) });
     expect((await readOperatorFee(call)).transferFeeWei).toBe(0n);
   });
 
   it('fails on a revert (an oracle without getOperatorFee): a fault, not a zero', async () => {
     const revert = Object.assign(new Error('execution reverted'), { code: 3 });
-    const { call } = oracle({
-      getOperatorFee: revert,
-      operatorFeeScalar: word(0n),
-      operatorFeeConstant: word(0n),
-    });
+    const { call } = oracle({ getOperatorFee: revert, slot: word(0n) });
     await expect(readOperatorFee(call)).rejects.toThrow('execution reverted');
   });
 
@@ -114,15 +105,10 @@ describe('readOperatorFee', () => {
     ['a truncated word', { getOperatorFee: word(5n).slice(0, 40) }],
     ['null', { getOperatorFee: null }],
     ['an absurd fee', { getOperatorFee: word(parseEther('0.05') + 1n) }],
-    ['a scalar wider than uint32', { operatorFeeScalar: word(1n << 32n) }],
-    ['a constant wider than uint64', { operatorFeeConstant: word(1n << 64n) }],
+    ['a storage answer that is not a 32-byte word', { slot: '0x1' }],
+    ['no storage answer', { slot: null }],
   ])('rejects %s', async (_label, bad) => {
-    const { call } = oracle({
-      getOperatorFee: word(1n),
-      operatorFeeScalar: word(0n),
-      operatorFeeConstant: word(1n),
-      ...bad,
-    });
+    const { call } = oracle({ getOperatorFee: word(1n), slot: packed(0n, 1n), ...bad });
     await expect(readOperatorFee(call)).rejects.toThrow(OperatorFeeError);
   });
 });

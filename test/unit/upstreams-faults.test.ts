@@ -96,6 +96,34 @@ describe('simulator faults: HTTP level', () => {
     }
   });
 
+  it("batch-limit refuses a batch of more than 3 calls as dRPC's free tier does, and answers smaller ones", async () => {
+    const sim = up.l2.optimism[0]!;
+    await sim.fault('batch-limit');
+    const batch = (size: number) =>
+      fetch(sim.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          Array.from({ length: size }, (_, i) => ({
+            jsonrpc: '2.0',
+            id: i,
+            method: 'eth_chainId',
+            params: [],
+          })),
+        ),
+      });
+    const refused = await batch(4);
+    expect(refused.status).toBe(500);
+    expect(await refused.json()).toMatchObject({
+      error: { code: 31, message: expect.stringMatching(/^Batch of more than 3 requests are not allowed/) },
+    });
+    const answered = await batch(3);
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual([0, 1, 2].map((id) => ({ jsonrpc: '2.0', id, result: '0xa' })));
+    // Single requests are not batches: always answered.
+    expect((await rpc(sim.url, 'eth_chainId')).status).toBe(200);
+  });
+
   it('malformed sends a body that is not JSON', async () => {
     for (const sim of [up.l2.polygon[0]!, up.etherscan, up.coingecko, up.coinbase, up.kraken]) {
       await sim.fault('malformed');

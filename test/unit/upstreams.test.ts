@@ -1,4 +1,4 @@
-import { createPublicClient, formatGwei, http, parseAbi, parseGwei, serializeTransaction } from 'viem';
+import { createPublicClient, formatGwei, http, parseAbi, parseGwei, serializeTransaction, toHex } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GAS_PRICE_ORACLE, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
 
@@ -208,6 +208,20 @@ describe('JSON-RPC simulators: default answers', () => {
     await expect(
       c.readContract({ address: L1_BLOCK, abi, functionName: 'operatorFeeScalar' }),
     ).rejects.toThrow(/reverted/);
+  });
+
+  it("answers eth_getStorageAt on L1Block's operator fee slot (8) with the packed parameters per fork", async () => {
+    const L1_BLOCK = '0x4200000000000000000000000000000000000015';
+    const sim = up.l2.optimism[0]!;
+    const slot = (index: bigint) => client(sim.url).getStorageAt({ address: L1_BLOCK, slot: toHex(index) });
+    // By default (Jovian) no operator fee is set: only the daFootprintGasScalar (default 400), above them.
+    expect(await slot(8n)).toBe(toHex(400n << 96n, { size: 32 }));
+    sim.setOperatorFee({ fork: 'isthmus', scalar: 1_234_567, constant: 1_000_000_007n });
+    // operatorFeeConstant in bits 0-63, operatorFeeScalar in 64-95.
+    expect(await slot(8n)).toBe(toHex((1_234_567n << 64n) | 1_000_000_007n, { size: 32 }));
+    sim.setOperatorFee({ fork: 'jovian', scalar: 3, constant: 2_500_000_000n });
+    expect(await slot(8n)).toBe(toHex((400n << 96n) | (3n << 64n) | 2_500_000_000n, { size: 32 }));
+    expect(await slot(7n)).toBe(toHex(0n, { size: 32 }));
   });
 
   it('serves realistic L2 gas prices', async () => {

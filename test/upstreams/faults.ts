@@ -33,7 +33,12 @@ export type FaultMode =
   /** Absurd values: `value` (wei for RPC, default 1e16 = 1e7 gwei; USD for prices, default 1e9). */
   | 'absurd'
   /** JSON-RPC only: a batch is answered with one "batch requests are not supported" error for the whole batch. */
-  | 'no-batch';
+  | 'no-batch'
+  /**
+   * JSON-RPC only: a batch of more than `max` calls (default 3) is refused as dRPC's free tier refuses
+   * it: HTTP 500 with one JSON-RPC error, code 31, for the whole batch; smaller batches are answered.
+   */
+  | 'batch-limit';
 
 export interface FaultOptions {
   /** Only requests carrying one of these JSON-RPC methods (or HTTP route names) are affected. */
@@ -58,6 +63,8 @@ export interface FaultOptions {
   blocks?: number;
   /** `absurd`: the value to report (wei as bigint for RPC, USD as number for prices). */
   value?: bigint | number;
+  /** `batch-limit`: the most calls a batch may carry. */
+  max?: number;
 }
 
 interface ActiveFault {

@@ -145,3 +145,17 @@ export function callL1Block(data: Hex, fee: OperatorFeeState): OracleCallResult 
     return { ok: false };
   }
 }
+
+/** Jovian's default daFootprintGasScalar, which L1Block packs in the operator fee slot above the scalar. */
+const DA_FOOTPRINT_GAS_SCALAR = 400n;
+
+/**
+ * L1Block's storage word at `slot` as eth_getStorageAt reads it: slot 8 packs operatorFeeConstant
+ * (bits 0-63), operatorFeeScalar (64-95) and, since Jovian, daFootprintGasScalar (96-111); unset
+ * before Isthmus. Slots this simulator does not model read 0.
+ */
+export function l1BlockStorageAt(slot: bigint, fee: OperatorFeeState): bigint {
+  if (slot !== 8n || fee.fork === 'pre-isthmus') return 0n;
+  const daFootprint = fee.fork === 'jovian' ? DA_FOOTPRINT_GAS_SCALAR << 96n : 0n;
+  return daFootprint | (BigInt(fee.scalar) << 64n) | fee.constant;
+}

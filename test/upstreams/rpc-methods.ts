@@ -1,6 +1,12 @@
 import { type Hex, keccak256, stringToHex, toHex } from 'viem';
 import type { ChainModel, ChainView } from './chain-model';
-import { callGasPriceOracle, callL1Block, GAS_PRICE_ORACLE, L1_BLOCK } from './gas-price-oracle';
+import {
+  callGasPriceOracle,
+  callL1Block,
+  GAS_PRICE_ORACLE,
+  L1_BLOCK,
+  l1BlockStorageAt,
+} from './gas-price-oracle';
 import { callNodeInterface, NODE_INTERFACE } from './node-interface';
 
 /** A JSON-RPC error answer. */
@@ -181,6 +187,18 @@ function answerCall(params: unknown[], ctx: CallContext): Hex {
   return result.data;
 }
 
+/** eth_getStorageAt: a 32-byte word; OP Stack L1Block's operator fee slot, every other slot 0. */
+function answerStorageAt(params: unknown[], ctx: CallContext): Hex {
+  const [address, slot] = params;
+  if (typeof address !== 'string' || typeof slot !== 'string' || !/^0x[0-9a-f]{1,64}$/i.test(slot)) {
+    throw new RpcError(-32602, 'invalid argument: address and storage slot expected');
+  }
+  const oracle = ctx.model.profile.opOracle;
+  const fee = ctx.model.overrides.operatorFee ?? oracle?.operatorFee;
+  const word = fee && address.toLowerCase() === L1_BLOCK ? l1BlockStorageAt(BigInt(slot), fee) : 0n;
+  return toHex(word, { size: 32 });
+}
+
 /** Answers one JSON-RPC call as a post-Cancun geth-compatible node of this chain would. */
 export function answerRpcCall(method: string, params: unknown[], ctx: CallContext): unknown {
   const { model, view } = ctx;
@@ -217,6 +235,8 @@ export function answerRpcCall(method: string, params: unknown[], ctx: CallContex
       return toHex(model.fees(model.headNumber(view) + 1, view).blobBaseFee);
     case 'eth_call':
       return answerCall(params, ctx);
+    case 'eth_getStorageAt':
+      return answerStorageAt(params, ctx);
     default:
       throw new RpcError(-32601, `the method ${method} does not exist/is not available`);
   }

@@ -50,6 +50,9 @@ interface RpcCall {
 }
 
 const DEFAULT_ABSURD_WEI = 10n ** 16n; // 1e7 gwei
+/** dRPC's answer to a batch over its free tier's limit, as its users have logged it (HTTP 500, code 31). */
+const batchLimitText = (max: number) =>
+  `Batch of more than ${max} requests are not allowed on free tier, to use this feature register paid account at drpc.org`;
 
 function parseCalls(body: string): RpcCall | RpcCall[] | undefined {
   try {
@@ -120,6 +123,9 @@ function createRpcRoutes(model: ChainModel, secret: string): SimRoutes {
       if (faults.take('no-batch', methods)) {
         return jsonReply(200, rpcError(null, -32600, 'batch requests are not supported'));
       }
+      const limit = faults.take('batch-limit', methods);
+      const max = limit?.max ?? 3;
+      if (limit && calls.length > max) return jsonReply(500, rpcError(null, 31, batchLimitText(max)));
       return jsonReply(
         200,
         calls.map((call) => answerOne(call, faults)),
