@@ -22,25 +22,37 @@ export const L2_GAS_DEGRADED_TTL_MS = 15_000;
 /** A network's last good reading is served for at most this long after every provider failed. */
 export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
 
+/**
+ * The shared entry key of a network's reading, versioned: in a fleet running two releases at once
+ * (a rolling deployment), each reads and writes its own entries, so none reads a reading the other
+ * wrote without a field it needs, as unknown (the release before v2 stored no operator fee and no
+ * Arbitrum l1GasBaseFeeWei; each instance's answer flipped with the last writer). Bump the version
+ * whenever a stored field is added or changes meaning. Until the old instances are gone, each
+ * release refreshes its own entries: twice the upstream reads for that while.
+ */
+export function l2GasEntryKey(network: Pick<L2Network, 'id'>): string {
+  return `l2-gas:v2:${network.id}`;
+}
+
 // What a network's shared entry holds; validated on every read: the store is shared and may hold anything.
+// Every field is required: each v2 writer stores them all, so a missing one is a broken entry, not unknown.
 const wei = z.string().regex(/^\d+$/);
 const StoredReadingSchema = z
   .object({
     gasPriceWei: wei,
     l1FeeWei: wei.nullable(),
     readAt: z.number().int().positive(),
-    // Readings stored before the fee suggestions existed lack these: they read as unknown.
-    baseFeeWei: wei.nullable().default(null),
-    suggestedTipWei: wei.nullable().default(null),
-    l1GasUnits: wei.nullable().default(null),
-    // Readings stored before the NodeInterface's base fee was kept lack it: their L1 component reads as unpriced.
-    l1GasBaseFeeWei: wei.nullable().default(null),
+    baseFeeWei: wei.nullable(),
+    suggestedTipWei: wei.nullable(),
+    l1GasUnits: wei.nullable(),
+    // Arbitrum: the L2 base fee the NodeInterface computed the units with.
+    l1GasBaseFeeWei: wei.nullable(),
     // When `l1FeeWei` was read, if before this reading: the oracle failed and the last good L1 fee was kept.
-    l1FeeReadAt: z.number().int().positive().nullable().default(null),
+    l1FeeReadAt: z.number().int().positive().nullable(),
     // OP Stack: the operator fee, read apart from the L1 fee, and when, if before this reading (kept as
-    // the L1 fee is). Readings stored before it was read lack it: it reads as unknown until the refresh.
-    operatorFee: z.object({ transferFeeWei: wei, scalar: wei, constant: wei }).nullable().default(null),
-    operatorFeeReadAt: z.number().int().positive().nullable().default(null),
+    // the L1 fee is).
+    operatorFee: z.object({ transferFeeWei: wei, scalar: wei, constant: wei }).nullable(),
+    operatorFeeReadAt: z.number().int().positive().nullable(),
   })
   .refine(
     (reading) =>
@@ -85,7 +97,7 @@ const fromOperatorFee = (fee: OperatorFeeReading | null): StoredReading['operato
 /** A network as a shared data kind: its gas price, fee suggestion (and OP Stack L1 and operator fees, Arbitrum L1 gas) from its providers. */
 function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReading> {
   return {
-    key: `l2-gas:${network.id}`,
+    key: l2GasEntryKey(network),
     schema: storedReadingSchemaOf(network),
     freshMs: L2_GAS_TTL_MS,
     // An OP Stack reading without a live L1 fee or operator fee is retried as soon as a degraded answer is.

@@ -391,7 +391,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     await Promise.all(up.l2.arbitrum.map((sim) => sim.fault('http-500')));
     await sharedReadsSettled(host.deps);
     host.deps.cache.delete(L2_GAS_CACHE_KEY);
-    requireFreshReading(host.deps, 'l2-gas:arbitrum');
+    requireFreshReading(host.deps, 'l2-gas:v2:arbitrum');
     // The advice is made again, from the last good reading now served (its 30 s count on the server's clock).
     host.deps.cache.delete(gasPredictionsCacheKey('24h'));
     const l2Refreshed = page.waitForResponse((res) => res.url() === `${base}/api/l2-gas`);
@@ -417,7 +417,7 @@ describe('GET / in a real browser (Node host, simulated upstreams)', () => {
     expect(problemsOf(watched)).toEqual([]);
     await saveScreenshot(page, 'dashboard-stale-desktop');
     requireFreshReading(host.deps, CURRENT_GAS_LAST_GOOD_KEY);
-    requireFreshReading(host.deps, 'l2-gas:arbitrum');
+    requireFreshReading(host.deps, 'l2-gas:v2:arbitrum');
     host.deps.cache.delete(L2_GAS_CACHE_KEY);
     host.deps.cache.delete(gasPredictionsCacheKey('24h'));
   });

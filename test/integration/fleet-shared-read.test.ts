@@ -273,7 +273,7 @@ describe('a fleet reading through the shared Redis entry', () => {
     ],
     [
       'a Base gas price of 1e21 gwei',
-      'gas-fee-api:shared:l2-gas:base',
+      'gas-fee-api:shared:l2-gas:v2:base',
       '/api/l2-gas',
       (v: Record<string, unknown>) => (v.gasPriceWei = `1${'0'.repeat(30)}`),
     ],

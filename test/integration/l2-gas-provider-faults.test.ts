@@ -215,7 +215,7 @@ describe('GET /api/l2-gas when one L2 provider fails', () => {
     await up.l2[name][0]?.fault('lag', { blocks: Math.ceil((seconds * 1000) / BLOCK_MS[name]) });
     // Two seconds on, the network must be read again: the best block seen is two seconds old.
     clock += 2_000;
-    requireFreshReading(app.deps, `l2-gas:${name}`);
+    requireFreshReading(app.deps, `l2-gas:v2:${name}`);
     app.deps.cache.delete(L2_GAS_CACHE_KEY);
     return { body: await app.get(), logs: app.logs };
   }
@@ -257,7 +257,7 @@ describe('GET /api/l2-gas when an OP Stack oracle call is slow or fails', () => 
     const { deps, get } = instance();
     for (let round = 0; round < 3; round++) {
       clock += 61_000;
-      requireFreshReading(deps, 'l2-gas:optimism');
+      requireFreshReading(deps, 'l2-gas:v2:optimism');
       deps.cache.delete(L2_GAS_CACHE_KEY);
       expectLiveAt(await get(), 'optimism', PRIMARY.optimism);
     }

@@ -3,10 +3,16 @@ import { createApp } from '../../functions/app';
 import type { AppDeps } from '../../lib/deps';
 import { type L2GasResponse, L2GasResponseSchema } from '../../lib/schemas/l2-gas';
 import { getL2Gas, L2_GAS_CACHE_KEY, selectL2SnapshotRows } from '../../lib/services/l2-gas';
-import { requireFreshReading } from '../../lib/store/shared-read';
+import { ENTRY_KEEP_MS, requireFreshReading } from '../../lib/store/shared-read';
 import { createFaultyStore, createTestDeps } from '../helpers/deps';
 import { expectNoLeaks, L2_NAMES, startUpstreams, type Upstreams } from '../upstreams';
-import { KNOWN_L2_GAS_WEI, KNOWN_OP_L1_FEE_WEI, KNOWN_USD, setKnownState } from '../upstreams/known-state';
+import {
+  KNOWN_L2_GAS_WEI,
+  KNOWN_OP_L1_FEE_WEI,
+  KNOWN_OP_OPERATOR_FEE,
+  KNOWN_USD,
+  setKnownState,
+} from '../upstreams/known-state';
 
 // One clock for the app and the simulators' chain heads, moved by tests to step past caches.
 let clock = Date.now();
@@ -341,7 +347,7 @@ describe('GET /api/l2-gas', () => {
     // Arbitrum back: its fresh reading beside three last good ones, the answer is as old as the oldest.
     await Promise.all(up.l2.arbitrum.map((sim) => sim.reset()));
     clock += 20_000;
-    requireFreshReading(deps, 'l2-gas:arbitrum');
+    requireFreshReading(deps, 'l2-gas:v2:arbitrum');
     deps.cache.delete(L2_GAS_CACHE_KEY);
     const mixed = await get();
     expect(mixed.body.networks.find((n) => n.id === 'arbitrum')?.feeNote).not.toMatch(/last good/);
@@ -382,5 +388,47 @@ describe('GET /api/l2-gas', () => {
     expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '304', '405']);
     expect(doc.components.schemas).toHaveProperty('L2GasResponse');
     expect(doc.components.schemas).toHaveProperty('L2NetworkReading');
+  });
+});
+
+describe('GET /api/l2-gas in a fleet still running the release before (a rolling deployment)', () => {
+  it("neither serves the release before's L2 entries, which lack the operator fee and Arbitrum's base fee, nor touches them", async () => {
+    setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
+    const { deps, get } = instance();
+    // Fresh entries as the release before wrote them, under its keys: its stored reading had no
+    // operatorFee and no l1GasBaseFeeWei, which would read as unknown here.
+    const before = {
+      optimism: {
+        gasPriceWei: String(GAS.optimism),
+        l1FeeWei: String(L1_FEE.optimism),
+        readAt: clock,
+        baseFeeWei: String(GAS.optimism),
+        suggestedTipWei: '1000',
+        l1GasUnits: null,
+        l1FeeReadAt: null,
+      },
+      arbitrum: {
+        gasPriceWei: String(GAS.arbitrum),
+        l1FeeWei: null,
+        readAt: clock,
+        baseFeeWei: String(GAS.arbitrum),
+        suggestedTipWei: null,
+        l1GasUnits: '9412',
+        l1FeeReadAt: null,
+      },
+    };
+    for (const [id, value] of Object.entries(before)) {
+      await deps.lastGood.set(`l2-gas:${id}`, { value, readAt: clock, failure: null }, ENTRY_KEEP_MS);
+    }
+    const optimism = item((await get()).body, 'optimism');
+    // Read live (the operator fee the chain sets), not taken from the entry without one.
+    expect(optimism.estimatedOperatorFeeUsd).toBeGreaterThan(0);
+    expect(optimism.feeNote).not.toContain('Operator fee unknown');
+    const arbitrum = (await getL2Gas(deps)).snapshots.find((s) => s.network === 'arbitrum');
+    expect(arbitrum?.l1ComponentWei).not.toBeNull();
+    // The release before still finds its own entries as it wrote them.
+    for (const [id, value] of Object.entries(before)) {
+      expect(await deps.lastGood.get(`l2-gas:${id}`)).toMatchObject({ value });
+    }
   });
 });

@@ -440,7 +440,7 @@ describe('MCP tools when upstreams fail', () => {
     for (const sim of up.l2.base)
       await sim.fault('rpc-error', { methods: ['eth_call'], code: -32000, message: 'execution reverted' });
     // Read Base again now: its gas price answers, its oracle does not.
-    requireFreshReading(deps, 'l2-gas:base');
+    requireFreshReading(deps, 'l2-gas:v2:base');
     deps.cache.delete(L2_GAS_CACHE_KEY);
     const { data } = await estimate(client, { network: 'base' });
     expect(data.feeCompleteness).toBe('full_estimate');
