@@ -1,4 +1,4 @@
-import { type Client, createClient, type HttpTransport, http } from 'viem';
+import { type Client, createClient, HttpRequestError, type HttpTransport, http, RpcRequestError } from 'viem';
 import { getChainId } from 'viem/actions';
 import { stillWaiting } from '../clock';
 import type { RpcEndpoint } from '../config';
@@ -295,9 +295,18 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
 function isBatchRefusal(error: unknown): boolean {
   const { kind, code } = classifyRpcError(error);
   if (kind === 'rpc-error') return code === -32600;
-  return (
-    kind === 'http' && code !== undefined && code >= 400 && code < 500 && ![401, 403, 429].includes(code)
-  );
+  if (kind !== 'http' || code === undefined || code < 400 || [401, 403, 429].includes(code)) return false;
+  // dRPC's free tier answers a batch over its size limit with an HTTP 500 whose JSON-RPC error says so.
+  return code < 500 || mentionsBatch(error);
+}
+
+/** Whether the error a provider sent with a failed HTTP answer (viem's `details`: the JSON-RPC error's message) speaks of batches. */
+function mentionsBatch(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e instanceof HttpRequestError || e instanceof RpcRequestError) && /\bbatch/i.test(e.details))
+      return true;
+  }
+  return false;
 }
 
 /** The `deps.state` key of a pool's per-process health. */

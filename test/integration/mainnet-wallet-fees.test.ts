@@ -128,6 +128,19 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
     expect(primary.requests.total - before).toBe(3);
   });
 
+  it("asks singly a provider that refuses batches over 3 calls with an HTTP 500 (dRPC's free tier)", async () => {
+    freezeHeads();
+    const primary = upstreams.mainnet[0]!;
+    await primary.fault('batch-limit', { max: 3 });
+    const deps = createTestDeps(upstreams.env);
+    // A cold instance: its first batch holds the chain-id check beside the fee reads, over the limit.
+    // Until 2026-11-28 the 500 was a failed attempt, so this provider never served a cold instance.
+    const first = await getGas(deps);
+    expect(first.body.source).toBe(labelOf(0));
+    expect(first.body.nextBlobBaseFee).not.toBeNull();
+    expect(deps.logs.some((l) => l.includes('refuses batches') && l.includes(labelOf(0)))).toBe(true);
+  });
+
   it('serves everything else with null blob fields from a node without EIP-4844, naming it in the log', async () => {
     freezeHeads();
     for (const sim of upstreams.mainnet) sim.setBlobSupport('none');
