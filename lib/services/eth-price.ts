@@ -64,8 +64,7 @@ const PriceRecordSchema = z.object({
   change24h: z.number().finite().nullable(),
   priceSource: z.enum(PRICE_SOURCES),
   readAt: z.number().int().positive(),
-  /** Absent in entries written before it was kept: their `readAt` stands for it. */
-  quotedAt: z.number().int().positive().optional(),
+  quotedAt: z.number().int().positive(),
   sparkline: z
     .object({ values: z.array(z.number().positive().finite()).max(400), readAt: z.number().int().positive() })
     .nullable(),
@@ -120,7 +119,7 @@ export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<T
 }
 
 /** When a record's quote is from: never after the source answered. */
-const quotedAtOf = (record: PriceRecord) => Math.min(record.readAt, record.quotedAt ?? record.readAt);
+const quotedAtOf = (record: PriceRecord) => Math.min(record.readAt, record.quotedAt);
 
 const freshMsOf = (token: PriceToken) => (token === 'POL' ? POL_FRESH_MS : PRICE_FRESH_MS);
 

@@ -226,9 +226,10 @@ async function refresh<T>(
         // Another document than the one found, that this instance cannot use (times out of range for
         // its clock, a shape it cannot read): the holder's, so waiting on would end with nothing. Until
         // 2026-11-28 an instance whose clock ran slow waited to its deadline, then answered without.
+        // It reads for itself and leaves the store alone: the rest of the fleet can likely use it.
         if (raw != null && polled === null && readAtOf(raw) !== readAtOf(found)) {
           deps.log.warn('the new entry is unusable here; reading upstream here', { key: kind.key });
-          return await readAndShare(deps, kind, local, current, null, deadlineAt, unreadableAt);
+          return await readAndShare(deps, kind, local, current, undefined, deadlineAt);
         }
       }
       if (deadlineAt !== undefined) {

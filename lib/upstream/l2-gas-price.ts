@@ -152,6 +152,8 @@ export async function readL2Network(
         name: `${network.id}:${part.replace(' ', '-')}`,
         providers: others,
         deadlineMs: leftMs,
+        // Contract calls are never batched (README, Providers): a provider's batch limit cannot cost them.
+        batch: false,
       });
       return { value: (await pool.request((client) => read(rpcCall(client)))).value };
     } catch (error) {

@@ -102,7 +102,14 @@ it.each<[PriceToken, number]>([
 /** Stores the fleet's ETH entry: a reading `ageMs` old, with `failure` (a past one: not backing off). */
 async function seedEth(store: LastGoodStore, ageMs: number, failure: object | null = null) {
   const readAt = now() - ageMs;
-  const value = { usd: 1500, change24h: 1, priceSource: 'aggregator', readAt, sparkline: null };
+  const value = {
+    usd: 1500,
+    change24h: 1,
+    priceSource: 'aggregator',
+    readAt,
+    quotedAt: readAt,
+    sparkline: null,
+  };
   await store.set('price:v2:ETH', { value, readAt, failure }, 86_400_000);
 }
 
@@ -176,4 +183,7 @@ it('ETH: an instance whose clock runs 2 min slow reads for itself, not wait for 
   // it polled until its deadline for it and answered unavailable, with every source healthy.
   expect(await second).toMatchObject({ usd: 1580, source: 'aggregator' });
   expect(slow.logs.join('\n')).toContain('the new entry is unusable here');
+  // Its own reading, stamped two minutes early, is not written over the holder's.
+  const stored = (await f.store.get('price:v2:ETH')) as { readAt: number };
+  expect(stored.readAt).toBeGreaterThan(now() - 60_000);
 });
