@@ -16,7 +16,8 @@ export interface OperatorFeeParams {
  */
 export interface OperatorFeeReading {
   transferFeeWei: bigint;
-  params: OperatorFeeParams;
+  /** Null when L1Block's storage could not be read (a provider without eth_getStorageAt). */
+  params: OperatorFeeParams | null;
 }
 
 /**
@@ -38,9 +39,9 @@ const FORMULAS = [
  */
 export function computeOperatorFeeWei(gas: bigint, reading: OperatorFeeReading): bigint | null {
   if (gas === TRANSFER_GAS) return reading.transferFeeWei;
-  const active = FORMULAS.filter(
-    (formula) => formula(TRANSFER_GAS, reading.params) === reading.transferFeeWei,
-  );
-  const fees = new Set(active.map((formula) => formula(gas, reading.params)));
+  const { params } = reading;
+  if (params === null) return null;
+  const active = FORMULAS.filter((formula) => formula(TRANSFER_GAS, params) === reading.transferFeeWei);
+  const fees = new Set(active.map((formula) => formula(gas, params)));
   return fees.size === 1 ? ([...fees][0] as bigint) : null;
 }

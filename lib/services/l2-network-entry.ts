@@ -51,7 +51,9 @@ const StoredReadingSchema = z
     l1FeeReadAt: z.number().int().positive().nullable(),
     // OP Stack: the operator fee, read apart from the L1 fee, and when, if before this reading (kept as
     // the L1 fee is).
-    operatorFee: z.object({ transferFeeWei: wei, scalar: wei, constant: wei }).nullable(),
+    operatorFee: z
+      .object({ transferFeeWei: wei, scalar: wei.nullable(), constant: wei.nullable() })
+      .nullable(),
     operatorFeeReadAt: z.number().int().positive().nullable(),
   })
   .refine(
@@ -75,8 +77,8 @@ function storedReadingSchemaOf(network: L2Network) {
       (reading.l1FeeWei === null || isSaneL1FeeWei(BigInt(reading.l1FeeWei))) &&
       (reading.operatorFee === null ||
         (isSaneOperatorFeeWei(BigInt(reading.operatorFee.transferFeeWei)) &&
-          BigInt(reading.operatorFee.scalar) < 1n << 32n &&
-          BigInt(reading.operatorFee.constant) < 1n << 64n)),
+          BigInt(reading.operatorFee.scalar ?? 0) < 1n << 32n &&
+          BigInt(reading.operatorFee.constant ?? 0) < 1n << 64n)),
     `reading outside the sane ${network.name} range`,
   );
 }
@@ -85,13 +87,16 @@ const fromWei = (value: bigint | null) => value?.toString() ?? null;
 const toOperatorFee = (stored: StoredReading['operatorFee']): OperatorFeeReading | null =>
   stored && {
     transferFeeWei: BigInt(stored.transferFeeWei),
-    params: { scalar: BigInt(stored.scalar), constant: BigInt(stored.constant) },
+    params:
+      stored.scalar === null || stored.constant === null
+        ? null
+        : { scalar: BigInt(stored.scalar), constant: BigInt(stored.constant) },
   };
 const fromOperatorFee = (fee: OperatorFeeReading | null): StoredReading['operatorFee'] =>
   fee && {
     transferFeeWei: fee.transferFeeWei.toString(),
-    scalar: fee.params.scalar.toString(),
-    constant: fee.params.constant.toString(),
+    scalar: fee.params?.scalar.toString() ?? null,
+    constant: fee.params?.constant.toString() ?? null,
   };
 
 /** A network as a shared data kind: its gas price, fee suggestion (and OP Stack L1 and operator fees, Arbitrum L1 gas) from its providers. */

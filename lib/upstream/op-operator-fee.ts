@@ -60,16 +60,21 @@ export function decodeUintWord(result: unknown, what: string, bits: number): big
  * data fee, whose reading its failure never touches.
  */
 export async function readOperatorFee(call: RpcCall): Promise<OperatorFeeReading> {
+  // The parameters only price other gas amounts: a provider without eth_getStorageAt (or a broken
+  // answer) costs those, not the transfer's fee.
   const [fee, slot] = await Promise.all([
     call('eth_call', [buildOperatorFeeCall(), 'latest']),
-    call('eth_getStorageAt', [L1_BLOCK_ADDRESS, OPERATOR_FEE_PARAMS_SLOT, 'latest']),
+    call('eth_getStorageAt', [L1_BLOCK_ADDRESS, OPERATOR_FEE_PARAMS_SLOT, 'latest']).catch(() => null),
   ]);
   const transferFeeWei = decodeUintWord(fee, 'getOperatorFee', 256);
   if (!isSaneOperatorFeeWei(transferFeeWei))
     throw new OperatorFeeError('getOperatorFee answer is out of range');
-  const params = decodeUintWord(slot, 'operator fee parameters', 256);
-  return {
-    transferFeeWei,
-    params: { scalar: (params >> 64n) & 0xffff_ffffn, constant: params & 0xffff_ffff_ffff_ffffn },
-  };
+  let params: OperatorFeeReading['params'] = null;
+  try {
+    const word = decodeUintWord(slot, 'operator fee parameters', 256);
+    params = { scalar: (word >> 64n) & 0xffff_ffffn, constant: word & 0xffff_ffff_ffff_ffffn };
+  } catch {
+    // As above: no parameters, the transfer's fee stands.
+  }
+  return { transferFeeWei, params };
 }

@@ -173,6 +173,19 @@ describe('GET /api/l2-gas: OP Stack operator fee', () => {
     });
   });
 
+  it("serves the transfer's operator fee from a provider without eth_getStorageAt (missing method)", async () => {
+    setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
+    await Promise.all(
+      up.l2.optimism.map((sim) =>
+        sim.fault('rpc-error', { methods: ['eth_getStorageAt'], code: -32601, message: 'method not found' }),
+      ),
+    );
+    const optimism = item(await instance().get(), 'optimism');
+    // The parameters price only other gas amounts; until 2026-11-28 their failure cost the fee itself.
+    expectUsd(optimism.estimatedOperatorFeeUsd, usdOf(OPERATOR_FEE_WEI.optimism));
+    expect(optimism.feeNote).not.toMatch(/Operator fee unknown/);
+  });
+
   it("keeps the oracle's last good operator fee, with its own time, when getOperatorFee then fails", async () => {
     setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
     const { get } = instance();

@@ -62,6 +62,14 @@ describe('computeOperatorFeeWei', () => {
   });
 });
 
+describe('computeOperatorFeeWei without parameters', () => {
+  it("prices only the transfer: other gas amounts' fees are unknown", () => {
+    const reading = { transferFeeWei: 123n, params: null };
+    expect(computeOperatorFeeWei(21_000n, reading)).toBe(123n);
+    expect(computeOperatorFeeWei(100_000n, reading)).toBeNull();
+  });
+});
+
 describe('readOperatorFee', () => {
   it("asks getOperatorFee(21000) of the GasPriceOracle and L1Block's parameter slot, in two calls", async () => {
     const { call, seen } = oracle({
@@ -105,10 +113,20 @@ describe('readOperatorFee', () => {
     ['a truncated word', { getOperatorFee: word(5n).slice(0, 40) }],
     ['null', { getOperatorFee: null }],
     ['an absurd fee', { getOperatorFee: word(parseEther('0.05') + 1n) }],
-    ['a storage answer that is not a 32-byte word', { slot: '0x1' }],
-    ['no storage answer', { slot: null }],
   ])('rejects %s', async (_label, bad) => {
-    const { call } = oracle({ getOperatorFee: word(1n), slot: packed(0n, 1n), ...bad });
+    const { call } = oracle({ slot: packed(0n, 1n), ...bad });
     await expect(readOperatorFee(call)).rejects.toThrow(OperatorFeeError);
+  });
+
+  it.each([
+    ['a storage answer that is not a 32-byte word', '0x1'],
+    ['no storage answer', null],
+    [
+      'a refused eth_getStorageAt (missing method)',
+      Object.assign(new Error('method not found'), { code: -32601 }),
+    ],
+  ])("keeps the transfer's fee without parameters on %s", async (_label, slot) => {
+    const { call } = oracle({ getOperatorFee: word(7n), slot });
+    expect(await readOperatorFee(call)).toEqual({ transferFeeWei: 7n, params: null });
   });
 });
