@@ -4,7 +4,7 @@ import { TRANSFER_GAS } from './fees';
  * The OP Stack operator fee parameters the L1Block predeploy holds since Isthmus (set by the chain
  * operator through SystemConfig): a uint32 scalar and a uint64 constant, in wei.
  */
-export interface OperatorFeeParams {
+interface OperatorFeeParams {
   scalar: bigint;
   constant: bigint;
 }

@@ -30,7 +30,7 @@ export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
  * whenever a stored field is added or changes meaning. Until the old instances are gone, each
  * release refreshes its own entries: twice the upstream reads for that while.
  */
-export function l2GasEntryKey(network: Pick<L2Network, 'id'>): string {
+function l2GasEntryKey(network: Pick<L2Network, 'id'>): string {
   return `l2-gas:v2:${network.id}`;
 }
 

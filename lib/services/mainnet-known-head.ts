@@ -12,7 +12,7 @@ const KnownHeadSchema = z.object({
   number: z.number().int().positive(),
   readAt: z.number().int().nonnegative(),
 });
-export type KnownHead = z.infer<typeof KnownHeadSchema>;
+type KnownHead = z.infer<typeof KnownHeadSchema>;
 
 /** Its key in the shared store, beside the read-through entries. */
 export const KNOWN_HEAD_KEY = 'mainnet-head';

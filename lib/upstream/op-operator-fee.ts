@@ -12,7 +12,7 @@ export const L1_BLOCK_ADDRESS: Address = '0x420000000000000000000000000000000000
  * it is part of the protocol, not an accident of the contract's layout; one eth_getStorageAt gives
  * both, where their two getters took two calls.
  */
-export const OPERATOR_FEE_PARAMS_SLOT = '0x8';
+const OPERATOR_FEE_PARAMS_SLOT = '0x8';
 
 const gasPriceOracleAbi = parseAbi(['function getOperatorFee(uint256 _gasUsed) view returns (uint256)']);
 
@@ -20,7 +20,7 @@ const gasPriceOracleAbi = parseAbi(['function getOperatorFee(uint256 _gasUsed) v
  * An operator fee above this (0.05 ETH, as for the L1 data fee) for one transfer is a broken answer:
  * it would price the chain out of use. Zero is valid: the fee is 0 unless the operator sets one.
  */
-export const MAX_SANE_OPERATOR_FEE_WEI = parseEther('0.05');
+const MAX_SANE_OPERATOR_FEE_WEI = parseEther('0.05');
 
 /** True when `fee` (wei) can be the operator fee of the representative transfer: 0 to the maximum. */
 export function isSaneOperatorFeeWei(fee: bigint): boolean {
@@ -33,7 +33,7 @@ export class OperatorFeeError extends Error {
 }
 
 /** The eth_call request asking the GasPriceOracle for getOperatorFee(21000). */
-export function buildOperatorFeeCall(): { to: Address; data: `0x${string}` } {
+function buildOperatorFeeCall(): { to: Address; data: `0x${string}` } {
   const data = encodeFunctionData({
     abi: gasPriceOracleAbi,
     functionName: 'getOperatorFee',
@@ -43,7 +43,7 @@ export function buildOperatorFeeCall(): { to: Address; data: `0x${string}` } {
 }
 
 /** One ABI-encoded unsigned word of at most `bits` bits; anything else (an empty answer too) is refused. */
-export function decodeUintWord(result: unknown, what: string, bits: number): bigint {
+function decodeUintWord(result: unknown, what: string, bits: number): bigint {
   if (typeof result !== 'string' || !isHex(result) || result.length !== 66) {
     throw new OperatorFeeError(`${what} answer is not a 32-byte word`);
   }
