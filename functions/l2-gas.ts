@@ -25,7 +25,8 @@ const route = createRoute({
     'null and `feeNote` says so. ' +
     'When no price source answers, ' +
     'the USD fields are null and the gwei figures are still served. A degraded answer is read again ' +
-    `upstream after ${L2_GAS_DEGRADED_TTL_MS / 1000} s instead of 60 s; its Cache-Control is 60 s like any other.`,
+    `upstream after ${L2_GAS_DEGRADED_TTL_MS / 1000} s instead of 60 s (an operator fee missing alone does ` +
+    'not degrade it); its Cache-Control is 60 s like any other.',
   responses: {
     200: {
       description: 'The four networks, complete or partly degraded (see each `feeNote`).',

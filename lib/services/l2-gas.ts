@@ -6,7 +6,12 @@ import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
 import { REFRESH_LEAD } from '../store/shared-read';
 import { getTokenPrice } from './eth-price';
-import { L2_GAS_DEGRADED_TTL_MS, L2_GAS_TTL_MS, readFacts } from './l2-network-entry';
+import {
+  L2_GAS_DEGRADED_TTL_MS,
+  L2_GAS_TTL_MS,
+  L2_LAST_GOOD_MAX_AGE_MS,
+  readFacts,
+} from './l2-network-entry';
 
 export { L2_GAS_DEGRADED_TTL_MS, L2_GAS_TTL_MS, L2_LAST_GOOD_MAX_AGE_MS } from './l2-network-entry';
 export const L2_GAS_CACHE_KEY = 'l2-gas';
@@ -52,7 +57,10 @@ export interface L2GasResult {
   updatedAt: number;
   networks: L2NetworkReading[];
   snapshots: L2NetworkSnapshot[];
-  /** True when any network, oracle fee or price is missing or stale; such answers are cached briefly. */
+  /**
+   * True when any network, L1 fee or price is missing or stale; such answers are cached briefly. Not
+   * for the operator fee alone: its entry keeps the normal cadence, so assembling sooner finds the same.
+   */
   degraded: boolean;
 }
 
@@ -69,7 +77,18 @@ export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = 
   const oldest = previous ? Math.min(...previous.value.snapshots.map((s) => s.fetchedAt ?? 0)) : 0;
   const refreshAt = oldest + L2_GAS_TTL_MS * (1 - REFRESH_LEAD);
   const freshFor = previous ? refreshAt - previous.storedAt : L2_GAS_TTL_MS;
-  const ttl = Math.min(previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS, freshFor);
+  // An oracle fee kept from an earlier reading is served for at most 5 minutes after it was read: the
+  // answer is assembled again once the first it serves is past that (readFacts then leaves it out).
+  const keptAts = previous
+    ? previous.value.snapshots.flatMap((s) =>
+        [s.l1FeeReadAt, s.operatorFeeReadAt].filter((at) => at !== null),
+      )
+    : [];
+  const keptFor =
+    previous && keptAts.length > 0
+      ? Math.min(...keptAts) + L2_LAST_GOOD_MAX_AGE_MS + 1 - previous.storedAt
+      : L2_GAS_TTL_MS;
+  const ttl = Math.min(previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS, freshFor, keptFor);
   // A reading taken since `notBefore` (a snapshot's slot) is read here unless the cached answer
   // holds one, never joined to a load in flight: one begun for a request may serve the fleet's
   // entries from before it.
@@ -130,6 +149,8 @@ async function loadL2Gas(
     networks: presented.map((p) => p.reading),
     snapshots: presented.map((p, i) => toSnapshot(p, usesStalePrice(networks[i] as L2Network, prices))),
     // A last good price (`stale-*`) degrades the answer too: its USD figures are read again sooner.
+    // A missing or kept operator fee alone does not: its entry is not read again sooner (see
+    // l2-network-entry), and a kept one is dropped on time through getL2Gas's TTL.
     degraded:
       prices.stale.ETH ||
       prices.stale.POL ||
@@ -138,8 +159,6 @@ async function loadL2Gas(
           p.status !== 'live' ||
           p.l1FeeMissing ||
           p.l1FeeReadAt !== null ||
-          p.operatorFeeMissing ||
-          p.operatorFeeReadAt !== null ||
           p.reading.executionGasCostUsd === null,
       ),
   };

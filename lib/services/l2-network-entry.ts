@@ -17,7 +17,7 @@ import { RpcPoolError } from '../upstream/rpc-errors';
 
 /** SPEC.md 4.3: L2 gas refreshes every 60 seconds. */
 export const L2_GAS_TTL_MS = 60_000;
-/** A degraded answer (a network or a price missing) is retried sooner than a complete one. */
+/** A degraded answer (a network, an L1 fee or a price missing or kept) is retried sooner than a complete one. */
 export const L2_GAS_DEGRADED_TTL_MS = 15_000;
 /** A network's last good reading is served for at most this long after every provider failed. */
 export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
@@ -105,13 +105,13 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
     key: l2GasEntryKey(network),
     schema: storedReadingSchemaOf(network),
     freshMs: L2_GAS_TTL_MS,
-    // An OP Stack reading without a live L1 fee or operator fee is retried as soon as a degraded answer is.
+    // An OP Stack reading without a live L1 fee is retried as soon as a degraded answer is: SPEC 2.10's
+    // wallet fee and feeCompleteness depend on it. The operator fee is additive and keeps the normal
+    // cadence when it alone failed: each refresh asks for it again, its last good value stands for at
+    // most 5 minutes meanwhile, then it is served as unknown (null, feeNote). On the degraded cadence a
+    // provider whose oracle lacks getOperatorFee cost about four times the upstream reads, for good.
     freshMsOf: (v) =>
-      network.hasL1DataFee &&
-      (v.l1FeeWei === null ||
-        v.l1FeeReadAt !== null ||
-        v.operatorFee === null ||
-        v.operatorFeeReadAt !== null)
+      network.hasL1DataFee && (v.l1FeeWei === null || v.l1FeeReadAt !== null)
         ? L2_GAS_DEGRADED_TTL_MS
         : L2_GAS_TTL_MS,
     async read(previous) {

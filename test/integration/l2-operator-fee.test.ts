@@ -205,4 +205,65 @@ describe('GET /api/l2-gas: OP Stack operator fee', () => {
         `taken at ${new Date(readAt).toISOString()} (61 s earlier)`,
     );
   });
+
+  it('reads Optimism on the normal cadence when its operator fee alone fails, serving it as unknown', async () => {
+    setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
+    for (const sim of up.l2.optimism) sim.setOperatorFee({ fork: 'pre-isthmus', scalar: 0, constant: 0n });
+    const gasPriceReads = () =>
+      up.l2.optimism.reduce((sum, sim) => sum + (sim.requests.byMethod.eth_gasPrice ?? 0), 0);
+    const { get } = instance();
+    const first = item(await get(), 'optimism');
+    expect(first).toMatchObject({ estimatedOperatorFeeUsd: null, feeCompleteness: 'full_estimate' });
+    expect(first.feeNote).toContain('Operator fee unknown');
+    expect(gasPriceReads()).toBe(1);
+    // Not the degraded 15 s: the network is read again only when its entry is due (50 s), as a
+    // complete one is; until 2026-11-28 every 15 s, four times the upstream reads for an additive field.
+    for (let i = 0; i < 3; i++) {
+      clock += 16_000;
+      const again = item(await get(), 'optimism');
+      expect(again.estimatedOperatorFeeUsd).toBeNull();
+      expect(again.feeNote).toContain('Operator fee unknown');
+    }
+    expect(gasPriceReads()).toBe(1);
+    // Past the entry's refresh point and its jitter (at most 5 s).
+    clock += 8_000;
+    const later = item(await get(), 'optimism');
+    expect(gasPriceReads()).toBe(2);
+    expect(later.feeNote).toContain('Operator fee unknown');
+  });
+
+  it('still reads Optimism again after 15 s when its L1 fee fails', async () => {
+    setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
+    for (const sim of up.l2.optimism) sim.setL1Fee(0n);
+    const gasPriceReads = () =>
+      up.l2.optimism.reduce((sum, sim) => sum + (sim.requests.byMethod.eth_gasPrice ?? 0), 0);
+    const { get } = instance();
+    expect(item(await get(), 'optimism').feeCompleteness).toBe('execution_only');
+    clock += 16_000;
+    expect(item(await get(), 'optimism').feeCompleteness).toBe('execution_only');
+    expect(gasPriceReads()).toBe(2);
+  });
+
+  it('stops serving a kept operator fee once it is 5 minutes old, though the answer is not due yet', async () => {
+    setKnownState(up, { operatorFee: KNOWN_OP_OPERATOR_FEE });
+    const { get } = instance();
+    const start = clock;
+    expect(item(await get(), 'optimism').estimatedOperatorFeeUsd).not.toBeNull();
+    for (const sim of up.l2.optimism) sim.setOperatorFee({ fork: 'pre-isthmus', scalar: 0, constant: 0n });
+    // Each step reads Optimism again (its entry is due, jitter included); the last one keeps the fee
+    // 300 s after it was read, the longest a kept fee is served.
+    for (const seconds of [61, 122, 183, 244, 300]) {
+      clock = start + seconds * 1000;
+      const kept = item(await get(), 'optimism');
+      expect(kept.estimatedOperatorFeeUsd).not.toBeNull();
+      expect(kept.feeNote).toContain(`(${seconds} s earlier)`);
+    }
+    // A second later the answer assembled at 300 s is still current (complete or degraded), but its
+    // operator fee is past 5 minutes: it is assembled again without it.
+    clock = start + 301_000;
+    const expired = item(await get(), 'optimism');
+    expect(expired.estimatedOperatorFeeUsd).toBeNull();
+    expect(expired.feeNote).toContain('Operator fee unknown');
+    expect(expired.feeCompleteness).toBe('full_estimate');
+  });
 });
