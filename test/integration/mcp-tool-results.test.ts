@@ -432,6 +432,52 @@ describe('MCP tools when upstreams fail', () => {
     expect(data.notes.join(' ')).not.toContain('read live from the GasPriceOracle');
   });
 
+  it('names a known operator fee in the Layer 2 summary whether or not the L1 fee was read', async () => {
+    setKnownStateOf(up, {
+      usd: { ETH: ETH_USD, POL: POL_USD },
+      l1FeeWei: { ...L1_FEE_WEI, optimism: 0n },
+      operatorFee: KNOWN_OP_OPERATOR_FEE,
+    });
+    const { client } = await connect();
+    const { data, text } = await callOk(client, l2GasTool);
+    const served = (id: string) => data.networks.find((n) => n.id === id);
+    const optimism = served('optimism');
+    const base = served('base');
+    expect(optimism?.feeCompleteness).toBe('execution_only');
+    expect(optimism?.estimatedOperatorFeeUsd).toBeGreaterThan(0);
+    // An L1 fee of 0 is refused (execution_only); the operator fee, read apart, is still known.
+    // Until 2026-11-28 the execution_only line left it out.
+    expect(text).toContain(
+      `OP Mainnet: ${optimism?.gasPriceGwei} gwei, transfer about $${optimism?.executionGasCostUsd} in ` +
+        'execution alone (execution_only: its L1 part comes on top) plus an operator fee of about ' +
+        `$${optimism?.estimatedOperatorFeeUsd}.`,
+    );
+    expect(text).toContain(
+      `Base: ${base?.gasPriceGwei} gwei, transfer about $${base?.estimatedWalletFeeUsd} (full_estimate) ` +
+        `plus an operator fee of about $${base?.estimatedOperatorFeeUsd}.`,
+    );
+    // Arbitrum has no operator fee.
+    expect(text).toMatch(
+      /Arbitrum One: [\d.]+ gwei, transfer about \$[\d.]+ in execution alone \(execution_only: its L1 part comes on top\)\./,
+    );
+  });
+
+  it('says an unread operator fee in an execution_only Layer 2 line, and nothing of an operator fee of 0', async () => {
+    setKnownStateOf(up, { usd: { ETH: ETH_USD, POL: POL_USD }, l1FeeWei: { optimism: 0n, base: 0n } });
+    // Optimism's oracle lacks getOperatorFee; Base's charges none (0).
+    for (const sim of up.l2.optimism) sim.setOperatorFee({ fork: 'pre-isthmus', scalar: 0, constant: 0n });
+    const { client } = await connect();
+    const { data, text } = await callOk(client, l2GasTool);
+    expect(data.networks.find((n) => n.id === 'optimism')?.estimatedOperatorFeeUsd).toBeNull();
+    expect(data.networks.find((n) => n.id === 'base')?.estimatedOperatorFeeUsd).toBe(0);
+    expect(text).toMatch(
+      /OP Mainnet: [\d.]+ gwei, transfer about \$[\d.]+ in execution alone \(execution_only: its L1 part comes on top\) plus an operator fee that could not be read just now\./,
+    );
+    expect(text).toMatch(
+      /Base: [\d.]+ gwei, transfer about \$[\d.]+ in execution alone \(execution_only: its L1 part comes on top\)\./,
+    );
+  });
+
   it("says when the Base L1 fee is the oracle's last good answer, not read live", async () => {
     setKnownState();
     const { client, deps } = await connect();

@@ -42,12 +42,13 @@ export const l2GasTool = defineTool({
           ? ` (last good reading of ${new Date(snapshot.fetchedAt).toISOString()}: live providers did not answer)`
           : '';
       const fee = n.estimatedWalletFeeUsd ?? n.executionGasCostUsd;
-      const feeText =
-        fee === null
-          ? 'USD cost unknown'
-          : n.feeCompleteness === 'execution_only'
-            ? `transfer about $${fee} in execution alone (execution_only: its L1 part comes on top)`
-            : `transfer about $${fee} (${n.feeCompleteness})${operatorFeeText(n)}`;
+      // The operator fee is read apart from the L1 fee: it is said whether or not the L1 fee was read.
+      // (No USD cost means no ETH price: the operator fee has none either.)
+      const costText =
+        n.feeCompleteness === 'execution_only'
+          ? `transfer about $${fee} in execution alone (execution_only: its L1 part comes on top)`
+          : `transfer about $${fee} (${n.feeCompleteness})`;
+      const feeText = fee === null ? 'USD cost unknown' : `${costText}${operatorFeeText(n)}`;
       return `${n.name}: ${n.gasPriceGwei} gwei${read}, ${feeText}.`;
     });
     const allLive = networks.every((n) => statusOf(n.id)?.status === 'live');
@@ -59,7 +60,7 @@ export const l2GasTool = defineTool({
   },
 });
 
-/** What an OP Stack network's operator fee adds on top of its wallet fee, for the summary line. */
+/** What an OP Stack network's operator fee adds on top of the fee its summary line states (0: nothing). */
 function operatorFeeText(n: L2NetworkReading): string {
   if (n.feeModel !== 'rollup_op_stack' || n.estimatedOperatorFeeUsd === 0) return '';
   return n.estimatedOperatorFeeUsd === null
