@@ -24,6 +24,8 @@ export interface ProviderHealth {
   /**
    * When the provider last answered a JSON-RPC batch with an error for the whole batch: it is asked
    * singly for CHAIN_RECHECK_MS, then with a batch again (a refusal may have been a passing fault).
+   * Once set, its chain-id check is a request of its own for the life of the process: a refusal may
+   * be a size limit (dRPC's free tier: 3 calls) that the reads fill and the chain id would tip over.
    */
   batchRefusedAt?: number;
   lastFailure?: RpcFailureKind;

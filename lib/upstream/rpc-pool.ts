@@ -45,7 +45,8 @@ export interface RpcPoolOptions extends Partial<FreshnessLimits> {
   deadlineMs?: number;
   /**
    * Send the calls one `call` makes in the same tick as one JSON-RPC batch (one HTTP round trip). A
-   * provider that refuses batches is asked again at once with single requests and remembered.
+   * provider that refuses batches has the batch's calls asked again at once as single requests (the
+   * attempt's other requests stand) and is remembered (see ProviderHealth.batchRefusedAt).
    */
   batch?: boolean;
 }
@@ -70,11 +71,11 @@ export function isQuantity(value: unknown): value is `0x${string}` {
 
 /**
  * One attempt's work on one provider. `client` batches the calls made in the same tick when the pool
- * batches; `side` is for calls that must not hold those (contract calls that may hang): it sends each
- * call as its own request (asked together, they still take one round trip), and is `client` itself
- * when the pool does not batch. Never a batch: a provider that refuses a batch of them (dRPC's free
- * tier takes at most 3 calls a batch) would fail the optional reads the pool does not ask again
- * singly. `answered` tells
+ * batches (a refused batch's calls are each asked again singly, at once); `side` is for calls that
+ * must not hold those (contract calls that may hang): it sends each call as its own request (asked
+ * together, they still take one round trip), and is `client` itself when the pool does not batch.
+ * Never a batch: with them a batch would go over dRPC's free-tier limit (3 calls) every time, one
+ * request lost per refresh. `answered` tells
  * the pool that the answer's required part is in and only optional reads (bounded by the call) are
  * left: the provider is then not hedged for them, nor struck as outrun by a provider asked meanwhile.
  */
@@ -133,54 +134,69 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
     answered: () => void,
   ): Promise<T> {
     const providerHealth = getProviderHealth(health, provider.key);
-    const clientFor = (batch: boolean) =>
-      createClient({
-        transport: http(provider.url, {
-          timeout: timeoutMs,
-          retryCount: 0,
-          batch,
-          fetchFn: (input, init) =>
-            deps.fetch(input, {
-              ...init,
-              signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
-            }),
-        }),
+    const transportFor = (batch: boolean) =>
+      http(provider.url, {
+        timeout: timeoutMs,
+        retryCount: 0,
+        batch,
+        fetchFn: (input, init) =>
+          deps.fetch(input, {
+            ...init,
+            signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+          }),
       });
-    // The chain-id check runs beside the call, and the first failure of either ends the attempt: a
-    // provider on the wrong chain is dropped as soon as it says so, not when its other answers are in.
-    const checkChain = async (client: RpcClient) => {
-      const checkedAt = providerHealth.chainVerifiedAt;
-      if (checkedAt > 0 && stillWaiting(checkedAt + CHAIN_RECHECK_MS, deps.now(), CHAIN_RECHECK_MS)) return;
-      if ((await getChainId(client)) !== options.chainId) {
-        throw new RpcAttemptError('wrong-chain', 'unexpected chain id');
-      }
-      providerHealth.chainVerifiedAt = deps.now();
-    };
-    const run = async (client: RpcClient, side: RpcClient) => {
-      const chainChecked = checkChain(client);
-      // The required part is in only once the chain id is confirmed too (it may be a request of its own).
-      const answeredOnChain = () => void chainChecked.then(answered, () => {});
-      return (await Promise.all([chainChecked, call(client, provider, side, answeredOnChain)]))[1];
-    };
     const refusedAt = providerHealth.batchRefusedAt;
+    let refusalSeen = false;
+    /**
+     * Batches the calls made in the same tick; when the provider refuses the batch, each of its calls
+     * is asked again at once as a single request and the refusal remembered. Only the batch is asked
+     * again: until 2026-11-28 a refusal ran the whole attempt again, the contract calls sent beside
+     * the batch included (three requests more on OP Stack).
+     */
+    const batching: HttpTransport = (params) => {
+      const batched = transportFor(true)(params);
+      const single = transportFor(false)(params);
+      const request = (async (args, requestOptions) => {
+        try {
+          return await batched.request(args, requestOptions);
+        } catch (error) {
+          if (!isBatchRefusal(error) || signal.aborted) throw error;
+          if (!refusalSeen) {
+            refusalSeen = true;
+            providerHealth.batchRefusedAt = deps.now();
+            deps.log.warn('rpc provider refuses batches; asking singly', {
+              pool: options.name,
+              provider: provider.label,
+            });
+          }
+          return await single.request(args, requestOptions);
+        }
+      }) as typeof batched.request;
+      return { ...batched, request };
+    };
     // A provider that refused a batch is asked singly, and tried with batches again now and then.
     const batch =
       options.batch === true &&
       !(refusedAt !== undefined && stillWaiting(refusedAt + CHAIN_RECHECK_MS, deps.now(), CHAIN_RECHECK_MS));
-    let value: T;
-    try {
-      const client = clientFor(batch);
-      value = await run(client, batch ? clientFor(false) : client);
-    } catch (error) {
-      if (!batch || !isBatchRefusal(error) || signal.aborted) throw error;
-      providerHealth.batchRefusedAt = deps.now();
-      deps.log.warn('rpc provider refuses batches; asking singly', {
-        pool: options.name,
-        provider: provider.label,
-      });
-      const single = clientFor(false);
-      value = await run(single, single);
-    }
+    const single: RpcClient = createClient({ transport: transportFor(false) });
+    const client: RpcClient = batch ? createClient({ transport: batching }) : single;
+    // The chain-id check runs beside the call, and the first failure of either ends the attempt: a
+    // provider on the wrong chain is dropped as soon as it says so, not when its other answers are in.
+    // It never goes in a batch to a provider that has refused one: the reads fill a batch to dRPC's
+    // free-tier limit (3 calls), so with the chain id every batch retried there was refused again.
+    const chainClient = refusedAt === undefined ? client : single;
+    const checkChain = async () => {
+      const checkedAt = providerHealth.chainVerifiedAt;
+      if (checkedAt > 0 && stillWaiting(checkedAt + CHAIN_RECHECK_MS, deps.now(), CHAIN_RECHECK_MS)) return;
+      if ((await getChainId(chainClient)) !== options.chainId) {
+        throw new RpcAttemptError('wrong-chain', 'unexpected chain id');
+      }
+      providerHealth.chainVerifiedAt = deps.now();
+    };
+    const chainChecked = checkChain();
+    // The required part is in only once the chain id is confirmed too (it may be a request of its own).
+    const answeredOnChain = () => void chainChecked.then(answered, () => {});
+    const [, value] = await Promise.all([chainChecked, call(client, provider, single, answeredOnChain)]);
     if (stampOf) assertFresh(stampOf(value), health, limits, deps.now());
     return value;
   }

@@ -308,6 +308,49 @@ describe('GET /api/l2-gas when an OP Stack oracle call is slow or fails', () => 
   });
 });
 
+describe("GET /api/l2-gas from a provider that refuses batches of more than 3 calls (dRPC's free tier)", () => {
+  /** Its only provider, refusing from the start; each request it was sent, as its sorted methods. */
+  async function coldDrpc() {
+    setKnownState();
+    const sim = up.l2.optimism[0]!;
+    await sim.fault('batch-limit', { max: 3 });
+    const app = instance(10_000, 1);
+    expectLiveAt(await app.get(), 'optimism', PRIMARY.optimism);
+    const sent = (from = 0) => sim.requests.log.slice(from).map((r) => [...r.keys].sort());
+    return { ...app, sim, sent };
+  }
+
+  it('sends the contract calls once when the first batch (with the chain id) is refused', async () => {
+    const { sent, logs } = await coldDrpc();
+    // The refused batch (the chain id and the three reads), each of its calls asked again singly, and
+    // the contract calls beside it once: until 2026-11-28 the refusal ran the whole attempt again,
+    // the three contract calls included.
+    expect(sent().filter((keys) => keys.length > 1)).toEqual([
+      ['eth_chainId', 'eth_gasPrice', 'eth_getBlockByNumber', 'eth_maxPriorityFeePerGas'],
+    ]);
+    expect(sent().filter((keys) => keys.includes('eth_call'))).toEqual([['eth_call'], ['eth_call']]);
+    expect(sent().filter((keys) => keys.includes('eth_getStorageAt'))).toEqual([['eth_getStorageAt']]);
+    expect(sent()).toHaveLength(1 + 4 + 3);
+    expect(logged(logs, 'rpc provider refuses batches; asking singly')).toHaveLength(1);
+  });
+
+  it('batches again after 10 minutes without the chain-id recheck, so no batch is refused again', async () => {
+    const { sent, sim, get, logs } = await coldDrpc();
+    const asked = sim.requests.log.length;
+    // Past the 10 minutes of single requests, and the chain id is due again too.
+    clock += 11 * 60_000;
+    expectLiveAt(await get(), 'optimism', PRIMARY.optimism);
+    // The three reads in one batch (within the limit), the chain id singly beside it, the contract
+    // calls: until 2026-11-28 the chain id went into the batch, which was refused every 10 minutes.
+    expect(sent(asked).filter((keys) => keys.length > 1)).toEqual([
+      ['eth_gasPrice', 'eth_getBlockByNumber', 'eth_maxPriorityFeePerGas'],
+    ]);
+    expect(sent(asked).filter((keys) => keys.includes('eth_chainId'))).toEqual([['eth_chainId']]);
+    expect(sent(asked)).toHaveLength(1 + 1 + 3);
+    expect(logged(logs, 'rpc provider refuses batches; asking singly')).toHaveLength(1);
+  });
+});
+
 describe("GET /api/l2-gas when Arbitrum's NodeInterface call fails", () => {
   const NODE_INTERFACE_CALL = { methods: ['eth_call'] };
 
