@@ -112,8 +112,11 @@ export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<T
   if (now - record.readAt < freshMsOf(token)) {
     return fromRecord(deps, token, record, shared.readNow && !shared.failure ? record.priceSource : 'cache');
   }
-  // The instance that tried says how it failed; the others were not allowed to ask (shared back-off).
-  const failed = shared.failure?.attempted ? shared.failure.kind : shared.failure ? 'cooldown' : 'timeout';
+  // The instance that tried says how it failed, and so does one that waited for the lease holder's try
+  // (until 2026-11-28 that one said `cooldown`); the others were served at once during the shared
+  // back-off. No failure on record: the holder was still reading when a wait for it ran out.
+  const failure = shared.failure;
+  const failed = !failure ? 'timeout' : failure.attempted || failure.waited ? failure.kind : 'cooldown';
   const kind = STALE_KINDS.find((k) => k === failed) ?? 'error';
   return { ...fromRecord(deps, token, record, `stale-${kind}`), staleAgeMs: Math.round(quoteAge) };
 }

@@ -28,8 +28,12 @@ export interface SharedReading<T> {
   readAt: number | null;
   /** True when this call read the upstream itself (or waited on this instance's read). */
   readNow: boolean;
-  /** The last refresh failed: its kind, and whether this call made the attempt (else it is backing off). */
-  failure: { kind: string; attempted: boolean } | null;
+  /**
+   * The last refresh failed: its kind, whether this call made the attempt, and whether it waited for
+   * another instance's attempt (the lease holder's), which the kind then names. Neither: the fleet is
+   * backing off, and the entry was served without asking or waiting.
+   */
+  failure: { kind: string; attempted: boolean; waited: boolean } | null;
 }
 
 /** The stored document: the reading (the last-known-good value) and the last refresh failure. */
@@ -54,6 +58,8 @@ type Held = {
   recheckAt: number;
   readNow: boolean;
   attempted: boolean;
+  /** Its failure is the one the lease holder wrote while this instance waited for it. */
+  waited: boolean;
 };
 
 /** Redis keeps an entry a day: it is the last-known-good value, served for at most 5 minutes by the services. */
@@ -221,8 +227,13 @@ async function refresh<T>(
         await new Promise((resolve) => setTimeout(resolve, delay));
         const raw = await within(store.get(kind.key));
         const polled = readEntry(raw);
-        if (polled && !isDue(kind, polled, deps.now(), notBefore))
-          return hold(kind, polled, deps.now(), false, false);
+        if (polled && !isDue(kind, polled, deps.now(), notBefore)) {
+          // A failure record that was not there when the wait began is the holder's: this call waited
+          // for that attempt, so its kind (a timeout, errors) is this call's too. Until 2026-11-28 it
+          // was taken for a back-off found at once (a price: `stale-cooldown`).
+          const waited = polled.failure !== null && polled.failure.retryAt !== current?.failure?.retryAt;
+          return { ...hold(kind, polled, deps.now(), false, false), waited };
+        }
         // Another document than the one found, that this instance cannot use (times out of range for
         // its clock, a shape it cannot read): the holder's, so waiting on would end with nothing. Until
         // 2026-11-28 an instance whose clock ran slow waited to its deadline, then answered without.
@@ -382,7 +393,14 @@ function hold<T>(
     recheckAt = entry.failure.retryAt + Math.random() * RECHECK_MS;
   else if (entry.readAt !== null) recheckAt = entry.readAt + freshMs - lead + (Math.random() * lead) / 2;
   else recheckAt = now;
-  return { entry, heldAt: now, recheckAt: Math.max(recheckAt, now + RECHECK_MS), readNow, attempted };
+  return {
+    entry,
+    heldAt: now,
+    recheckAt: Math.max(recheckAt, now + RECHECK_MS),
+    readNow,
+    attempted,
+    waited: false,
+  };
 }
 
 function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
@@ -391,7 +409,9 @@ function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
     value,
     readAt,
     readNow: fromRefresh && held.readNow,
-    failure: failure ? { kind: failure.kind, attempted: fromRefresh && held.attempted } : null,
+    failure: failure
+      ? { kind: failure.kind, attempted: fromRefresh && held.attempted, waited: fromRefresh && held.waited }
+      : null,
   };
 }
 

@@ -148,6 +148,52 @@ describe('a fleet reading through the shared Redis entry', () => {
   });
 
   it.each([
+    ['every source answers HTTP 500', 'stale-error', 'http-500'],
+    ['CoinGecko hangs past its attempt, the exchanges answer HTTP 500', 'stale-timeout', 'hang'],
+  ] as const)(
+    'labels the price of instances that waited for a failed refresh by its failure: %s',
+    async (_, label, coingeckoFault) => {
+      const [solo] = fleet;
+      if (!solo) throw new Error('no instance');
+      const first = (await (await solo.request('/api/eth-price')).json()) as { source: string };
+      expect(first.source).toBe('aggregator');
+      // Requests CoinGecko and Coinbase got from now on (the simulators' counters hold the warm-up's too).
+      const sources = [up.coingecko, up.coinbase];
+      const before = sources.map((sim) => sim.requests.total);
+      const asked = () => sources.map((sim, i) => sim.requests.total - (before[i] ?? 0));
+      // Each source answers after 0.3 s at the soonest, so every instance meets the holder's lease
+      // before its failure is written, and waits for it.
+      await Promise.all([
+        up.coingecko.fault(coingeckoFault),
+        ...[up.coingecko, up.coinbase, up.kraken].map((sim) => sim.fault('delay', { ms: 300 })),
+        ...[up.coinbase, up.kraken].map((sim) => sim.fault('http-500')),
+      ]);
+      clock += 31_000;
+      const prices = async (members: FleetInstance[]) =>
+        Promise.all(
+          members.map(async (member) => {
+            const res = await member.request('/api/eth-price');
+            expect(res.status).toBe(200);
+            expect(res.headers.get('cache-control')).toBe('public, max-age=30, s-maxage=30');
+            const body = (await res.json()) as Record<string, unknown>;
+            expect(body.staleAgeMs).toBe(clock - Date.parse(String(body.updatedAt)));
+            expect(body.priceSource).toBe('aggregator');
+            return body.source;
+          }),
+        );
+      // One instance tried and failed; the others waited for it. Until 2026-11-28 they said
+      // `stale-cooldown`, as if served at once during the fleet's back-off.
+      expect(await prices(fleet)).toEqual(fleet.map(() => label));
+      expect(asked()).toEqual([1, 1]);
+      // Within the back-off, every instance (a new one too) serves the entry at once, asking nothing.
+      clock += 1_000;
+      const members = [...fleet, instance()];
+      expect(await prices(members)).toEqual(members.map(() => 'stale-cooldown'));
+      expect(asked()).toEqual([1, 1]);
+    },
+  );
+
+  it.each([
     [
       'stopped',
       async () => redis.stop(),

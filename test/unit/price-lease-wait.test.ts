@@ -13,8 +13,8 @@ const fixture = (name: string) => loadPriceFixture(name).body;
 const now = () => Date.now();
 
 type Host = 'coingecko' | 'coinbase' | 'kraken';
-/** `gated`: answers once the test opens the gate; `hang`: never answers. */
-type Mode = 'ok' | 'hang' | 'gated';
+/** `gated`: answers once the test opens the gate; `failing`: then answers HTTP 500; `hang`: never answers. */
+type Mode = 'ok' | 'hang' | 'gated' | 'failing';
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
@@ -41,7 +41,8 @@ function fleet(size: number, clockOffsetsMs: number[] = []) {
     const token = /polygon|POL/.test(url.href) ? 'pol' : 'eth';
     calls.push(host);
     if (behaviour[host] === 'hang') return new Promise<Response>(() => {});
-    if (behaviour[host] === 'gated') await gate;
+    if (behaviour[host] === 'gated' || behaviour[host] === 'failing') await gate;
+    if (behaviour[host] === 'failing') return new Response('Internal Server Error', { status: 500 });
     if (host === 'coingecko') {
       const [entry] = fixture(`coingecko-markets-${token}.json`) as object[];
       return Response.json([{ ...entry, last_updated: new Date(now()).toISOString() }]);
@@ -129,8 +130,9 @@ it('ETH: instances that meet the lease holder give it its whole budget while Coi
   expect([f.count('coingecko'), f.count('coinbase')]).toEqual([1, 1]);
 });
 
-it('ETH: with every source hanging, they wait for the holder to give up, then back off with the fleet', async () => {
+it('ETH: with every source hanging, they wait for the holder to give up, serve its timeout, then back off with the fleet', async () => {
   const f = fleet(8);
+  const quotedAt = now() - 60_000;
   await seedEth(f.store, 60_000, { kind: 'timeout', retryAt: now() - 1, count: 2 });
   Object.assign(f.behaviour, { coingecko: 'hang', coinbase: 'hang', kraken: 'hang' });
   const [holder, ...others] = f.instances;
@@ -139,10 +141,48 @@ it('ETH: with every source hanging, they wait for the holder to give up, then ba
   const rest = Promise.all(others.map((deps) => getTokenPrice(deps, 'ETH')));
   await vi.runAllTimersAsync();
   // The holder spends its 3.5 s on the three sources and shares the failure with its retry time.
-  expect(await first).toMatchObject({ usd: 1500, source: 'stale-timeout' });
-  for (const price of await rest) expect(price).toMatchObject({ usd: 1500, source: 'stale-cooldown' });
+  expect(await first).toMatchObject({ usd: 1500, source: 'stale-timeout', priceSource: 'aggregator' });
+  // The others waited that long for it: the live read ran out of time for them too. Until 2026-11-28
+  // they said `stale-cooldown`, as if served at once during a back-off.
+  for (const price of await rest) {
+    expect(price).toMatchObject({ usd: 1500, source: 'stale-timeout', priceSource: 'aggregator' });
+    // Counted from the quote's time: 60 s before the request, and the wait (under 4 s) since.
+    expect(price.updatedAt).toBe(quotedAt);
+    expect(price.staleAgeMs).toBeGreaterThan(60_000);
+    expect(price.staleAgeMs).toBeLessThan(64_000);
+  }
   // One attempt at each source for the fleet (Kraken's is two requests: Ticker and OHLC).
   expect([f.count('coingecko'), f.count('coinbase'), f.count('kraken')]).toEqual([1, 1, 2]);
+  // Within the back-off, a request is served at once, asking nothing: that is `stale-cooldown`.
+  vi.advanceTimersByTime(1_000);
+  for (const deps of [holder, ...others])
+    expect(await getTokenPrice(deps, 'ETH')).toMatchObject({ usd: 1500, source: 'stale-cooldown' });
+  expect([f.count('coingecko'), f.count('coinbase'), f.count('kraken')]).toEqual([1, 1, 2]);
+});
+
+it('ETH: with every source answering errors, those that waited for the holder serve stale-error', async () => {
+  const f = fleet(8);
+  await seedEth(f.store, 40_000);
+  // The sources answer HTTP 500 once another instance has found the lease taken, so every one of
+  // them waits for the holder's attempt rather than find its failure already written.
+  Object.assign(f.behaviour, { coingecko: 'failing', coinbase: 'failing', kraken: 'failing' });
+  const [holder, ...others] = f.instances;
+  if (!holder) throw new Error('no fleet');
+  for (const deps of others) deps.lastGood = onLeaseRefused(deps.lastGood, f.openGate);
+  const first = getTokenPrice(holder, 'ETH');
+  const rest = Promise.all(others.map((deps) => getTokenPrice(deps, 'ETH')));
+  await vi.runAllTimersAsync();
+  expect(await first).toMatchObject({ usd: 1500, source: 'stale-error', priceSource: 'aggregator' });
+  // Until 2026-11-28 they said `stale-cooldown`.
+  for (const price of await rest)
+    expect(price).toMatchObject({ usd: 1500, source: 'stale-error', priceSource: 'aggregator' });
+  expect([f.count('coingecko'), f.count('coinbase')]).toEqual([1, 1]);
+  // A fresh instance finds the fleet backing off and serves the entry at once.
+  const late = createTestDeps(
+    {},
+    { fetch: () => Promise.reject(new Error('not asked')), now, lastGood: f.store },
+  );
+  expect(await getTokenPrice(late, 'ETH')).toMatchObject({ usd: 1500, source: 'stale-cooldown' });
 });
 
 it.each([

@@ -48,6 +48,45 @@ describe('Worker reading through the shared Redis entry', () => {
     expect(String(body.citation)).toContain(`updated ${new Date(readAt).toISOString()}`);
   });
 
+  it('labels the price it waited for a lease holder to fail by that failure, not stale-cooldown', async () => {
+    const key = `${KEY}price:v2:ETH`;
+    // Another isolate holds the lease on an entry past its 30 s cadence, and is reading the sources.
+    const readAt = Date.now() - 40_000;
+    const value = {
+      usd: 1500,
+      change24h: 1,
+      priceSource: 'exchange_a',
+      readAt,
+      quotedAt: readAt,
+      sparkline: null,
+    };
+    await redis().set(key, JSON.stringify({ value, readAt, failure: null }), { px: 60_000 });
+    await redis().set(`${key}:lease`, 'peer', { px: 10_000 });
+    // Each request its own address, so that none is answered from the edge cache's copy of another.
+    const answer = get('/api/eth-price?waiter');
+    // A second later its read fails with errors: it writes the failure with the fleet's retry time
+    // (1.5 s ahead, so the Worker's next poll, at most 0.5 s away, finds it in force).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const retryAt = Date.now() + 1_500;
+    const failure = { kind: 'error', retryAt, count: 1 };
+    await redis().set(key, JSON.stringify({ value, readAt, failure }), { px: 60_000 });
+    await redis().del(`${key}:lease`);
+    try {
+      const body = await answer;
+      // Until 2026-11-28 a waiter said `stale-cooldown`, as if served at once during a back-off.
+      expect(body).toMatchObject({ usd: 1500, source: 'stale-error', priceSource: 'exchange_a' });
+      expect(body.updatedAt).toBe(new Date(readAt).toISOString());
+      // Served again within the back-off, from the isolate's copy without asking or waiting.
+      const again = await get('/api/eth-price?served-at-once');
+      expect(again).toMatchObject({ usd: 1500, source: 'stale-cooldown' });
+    } finally {
+      // The next test begins with no ETH entry: this one's is removed, and the isolate's copy ends with
+      // the back-off (at most a second after its retry time).
+      await redis().del(key);
+      await new Promise((resolve) => setTimeout(resolve, retryAt + 1_100 - Date.now()));
+    }
+  });
+
   it('reads a kind with no entry upstream once, shares it in Redis and lets go of the lease', async () => {
     expect(await redis().get(`${KEY}price:v2:ETH`)).toBeNull();
     const body = await get('/api/eth-price');
