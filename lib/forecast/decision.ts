@@ -95,7 +95,7 @@ function worthWaiting(hour: Assessed, required: number, params: ForecastParams):
  * `expectedSavingsPct` is that expected saving (0 for `send_now`), `expectedGas` the expected
  * price at `nextBestAt`, and `confidence` the model's probability that the chosen action is right:
  * for `wait`, that the price at `nextBestAt` ends below now; for `send_now`, that waiting for the
- * most promising hour would not have saved the share a wait must save (`requiredSaving`). When the
+ * likeliest hour to save the share a wait must save (`requiredSaving`) would not have saved it. When the
  * 7-day-low rule overrides a forecast of a much cheaper hour, that confidence is low, and says so. `nextBestAt` is the hour waited for, or
  * for `send_now` the cheapest predicted hour (now when none is cheaper).
  */
@@ -144,12 +144,13 @@ export function decideSendOrWait(
     };
   }
   const cheapest = assessed[cheapestIndex(candidates)];
-  // Only hours a wait could have chosen: one served at or above now was never a candidate.
-  const promising = assessed
-    .filter(servedCheaper)
-    .reduce<Assessed | undefined>((a, b) => (!a || b.saving > a.saving ? b : a), undefined);
-  // Sending now is right unless waiting for the most promising hour would have saved what a wait must.
-  const missed = promising ? promising.outlook.probabilityBelow(1 - Math.min(1, required)) : 0;
+  // Sending now is right unless waiting for some hour would have saved what a wait must: at least as
+  // likely as for the likeliest hour. Every hour counts, those served at or above now too (a wait never
+  // chooses them, but the price there may still end that far below now). Until 2026-11-28 only hours
+  // served below now counted, so with none the confidence was 1, and it jumped to about 0.6 when one
+  // hour's forecast rounded just below now.
+  const saveRatio = 1 - Math.min(1, required);
+  const missed = Math.max(0, ...assessed.map((hour) => hour.outlook.probabilityBelow(saveRatio)));
   return {
     recommendation: 'send_now',
     expectedSavingsPct: 0,

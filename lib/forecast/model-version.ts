@@ -7,6 +7,9 @@ import { DEFAULT_FORECAST_PARAMS, type ForecastParams } from './params';
  * says: the scheduled back-test (cron/backtest-job.ts) then replays every stored hour again with the
  * new code instead of serving the old one's figures. A change to the parameters (`params.ts`) or to
  * the built-in profile (`fallback-profile.ts`) needs no bump: they are hashed into the model version.
+ * Nor does a change to what a replay does not keep (the points' values and confidences, the
+ * decision's recommendation and nextBestAt are kept: drizzle/schema.ts): the decision's confidence
+ * for send_now changed on 2026-11-28 with no bump, every stored replay and figure unchanged.
  */
 export const FORECASTER_VERSION = 1;
 

@@ -83,9 +83,10 @@ describe('decideSendOrWait', () => {
       recommendation: 'send_now',
       expectedSavingsPct: 0,
       nextBestAt: new Date(NOW).toISOString(),
-      // No hour a wait could choose: sending now is the answer, not a 9 %-sure guess.
-      confidence: 1,
     });
+    // Sending now is the answer, but not a sure one: under that record the price at those hours
+    // likely ends well below now, and the confidence says so (until 2026-11-28 it said 1).
+    expect(decideSendOrWait(10, NOW, above, riskOf(ranHigh), params).confidence).toBeLessThan(0.2);
     // An hour served below now is still waited for.
     expect(decideSendOrWait(10, NOW, [...above, at(4, 9.9)], riskOf(ranHigh), params)).toMatchObject({
       recommendation: 'wait',
@@ -103,6 +104,22 @@ describe('decideSendOrWait', () => {
       nextBestEtaMinutes: 0,
       nextBestAt: new Date(NOW).toISOString(),
     });
+    // Errors of at most 5 % (with the prior spread the model blends in) seldom make a flat hour 10 %
+    // cheaper: nearly sure, though not certain (until 2026-11-28 it said 1).
+    expect(decision.confidence).toBeGreaterThan(0.9);
+    expect(decision.confidence).toBeLessThan(1);
+  });
+
+  it("states send_now's confidence from the price's spread, not from whether an hour rounds below now", () => {
+    // Errors of about ±20 %: an hour forecast at now's price ends 10 % below it fairly often.
+    const spread = Array.from({ length: 300 }, (_, i) => 0.2 * Math.sin(i));
+    const barelyAbove = decideSendOrWait(10, NOW, [at(3, 10.01)], riskOf(spread), params);
+    const barelyBelow = decideSendOrWait(10, NOW, [at(3, 9.99)], riskOf(spread), params);
+    expect(barelyAbove.recommendation).toBe('send_now');
+    expect(barelyBelow.recommendation).toBe('send_now');
+    // Until 2026-11-28 the first said 1 (no hour served below now) and the second about 0.7.
+    expect(barelyAbove.confidence).toBeLessThan(0.9);
+    expect(Math.abs(barelyAbove.confidence - barelyBelow.confidence)).toBeLessThan(0.05);
   });
 
   it('sends now when the fee already sits at its 7-day low, whatever the forecast', () => {
