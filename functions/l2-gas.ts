@@ -22,7 +22,7 @@ const route = createRoute({
     `while it is at most ${L2_LAST_GOOD_MAX_AGE_MS / 60_000} minutes old (its \`feeNote\` says when it was read), ` +
     'else has `estimatedL1DataFeeUsd` and `estimatedWalletFeeUsd` null and `feeCompleteness: "execution_only"`. ' +
     'The operator fee is read apart and kept the same way; when unknown, `estimatedOperatorFeeUsd` alone is ' +
-    'null and `feeNote` says so. ' +
+    "null and `feeNote` says so. Arbitrum's `estimatedL1GasUnits` (NodeInterface) is kept the same way too. " +
     'When no price source answers, ' +
     'the USD fields are null and the gwei figures are still served. A degraded answer is read again ' +
     `upstream after ${L2_GAS_DEGRADED_TTL_MS / 1000} s instead of 60 s (an operator fee missing alone does ` +

@@ -32,6 +32,8 @@ export interface NetworkFacts {
   l1FeeReadAt?: number | null;
   /** The same for `operatorFee`, kept on its own. */
   operatorFeeReadAt?: number | null;
+  /** The same for Arbitrum's `l1GasUnits` and `l1GasBaseFeeWei` (the NodeInterface's last good answer). */
+  l1GasReadAt?: number | null;
 }
 
 /** USD prices of the two tokens fees are paid in; null when the price chain had no value. */
@@ -59,6 +61,10 @@ export interface PresentedNetwork {
   operatorFeeReadAt: number | null;
   /** Arbitrum: the L1 component in wei, its units at the base fee they were computed with; else null. */
   l1ComponentWei: bigint | null;
+  /** When the served L1 component was read, if before the gas price (see NetworkFacts); else null. */
+  l1ComponentReadAt: number | null;
+  /** True when Arbitrum's L1 component could not be read (estimatedL1GasUnits is null). */
+  l1ComponentMissing: boolean;
 }
 
 /**
@@ -109,6 +115,9 @@ export function presentNetwork(
   const read = network.hasL1DataFee && facts.gasPriceWei !== null;
   const l1FeeMissing = read && facts.l1FeeWei === null;
   const operatorFeeMissing = read && facts.operatorFee === null;
+  const l1GasUnits = network.hasL1GasUnits ? facts.l1GasUnits : null;
+  const l1ComponentReadAt = l1GasUnits !== null ? (facts.l1GasReadAt ?? null) : null;
+  const l1ComponentMissing = network.hasL1GasUnits && facts.gasPriceWei !== null && l1GasUnits === null;
   const fees =
     facts.gasPriceWei === null
       ? { executionGasCostUsd: null, l1DataFeeUsd: null, operatorFeeUsd: null, walletFeeUsd: null }
@@ -153,6 +162,14 @@ export function presentNetwork(
   } else notes.push(network.feeNote);
   const operatorFeeReadAt = facts.operatorFee !== null ? (facts.operatorFeeReadAt ?? null) : null;
   if (read) notes.push(operatorFeeNote(facts, operatorFeeReadAt, now));
+  if (l1ComponentReadAt !== null && facts.readAt !== null) {
+    const ageSeconds = Math.max(0, Math.round((now - l1ComponentReadAt) / 1000));
+    notes.push(
+      "estimatedL1GasUnits is the NodeInterface's last good answer (gasEstimateL1Component), taken at " +
+        `${new Date(l1ComponentReadAt).toISOString()} (${ageSeconds} s earlier): it did not answer at the ` +
+        `reading of ${new Date(facts.readAt).toISOString()}.`,
+    );
+  }
   if (suggestion && !suggestion.pair) {
     notes.push(
       `No fee pair: ${network.name}'s tip suggestion (eth_maxPriorityFeePerGas) could not be read just now.`,
@@ -184,8 +201,7 @@ export function presentNetwork(
       baseFee: gwei(suggestion?.baseFee),
       maxPriorityFeePerGas: gwei(pair?.maxPriorityFeePerGas),
       maxFeePerGas: gwei(pair?.maxFeePerGas),
-      estimatedL1GasUnits:
-        network.hasL1GasUnits && facts.l1GasUnits !== null ? Number(facts.l1GasUnits) : null,
+      estimatedL1GasUnits: l1GasUnits === null ? null : Number(l1GasUnits),
     },
     status: facts.status,
     gasPriceWei: facts.gasPriceWei,
@@ -196,9 +212,9 @@ export function presentNetwork(
     // The units at the base fee Nitro divided the padded posting cost by (and charges gas at), not at
     // eth_gasPrice: so about that padded cost, an estimate some 10 % above the posting cost itself.
     l1ComponentWei:
-      network.hasL1GasUnits && facts.l1GasUnits !== null && facts.l1GasBaseFeeWei !== null
-        ? facts.l1GasUnits * facts.l1GasBaseFeeWei
-        : null,
+      l1GasUnits !== null && facts.l1GasBaseFeeWei !== null ? l1GasUnits * facts.l1GasBaseFeeWei : null,
+    l1ComponentReadAt,
+    l1ComponentMissing,
     readAt: facts.readAt,
     l1FeeMissing,
     operatorFeeMissing,

@@ -106,8 +106,9 @@ export const L2NetworkReadingSchema = z
           'Arbitrum only: extra gas units its L1 component adds to the representative ETH transfer, from ' +
           'NodeInterface.gasEstimateL1Component at 0x00000000000000000000000000000000000000C8: the L1 posting ' +
           'cost, padded 10 % for estimates, divided by the L2 base fee, at which Nitro charges every unit; so a ' +
-          'wallet pays about (21,000 + this) x baseFee, an estimate including that padding. Null elsewhere and ' +
-          'when the call failed.',
+          'wallet pays about (21,000 + this) x baseFee, an estimate including that padding. When the call fails, ' +
+          'its last good answer stands while at most 5 minutes old (`feeNote` says when it was read). Null ' +
+          'elsewhere and when the call failed with no such answer.',
         example: 9_412,
       }),
   })

@@ -38,6 +38,8 @@ export interface L2NetworkSnapshot {
   operatorFeeReadAt: number | null;
   /** Arbitrum: its L1 component of the representative transfer in wei (units x their base fee); else null. */
   l1ComponentWei: bigint | null;
+  /** When `l1ComponentWei` was read, if before the gas price (the NodeInterface's last good answer); else null. */
+  l1ComponentReadAt: number | null;
   /**
    * True when the USD figures come from a last good (`stale-*`, up to 5 minutes old) price of the
    * network's native token (or of ETH, for an L1 fee) rather than a live or cached one.
@@ -58,7 +60,8 @@ export interface L2GasResult {
   networks: L2NetworkReading[];
   snapshots: L2NetworkSnapshot[];
   /**
-   * True when any network, L1 fee or price is missing or stale; such answers are cached briefly. Not
+   * True when any network, L1 fee (or Arbitrum L1 component) or price is missing or stale; such
+   * answers are cached briefly. Not
    * for the operator fee alone: its entry keeps the normal cadence, so assembling sooner finds the same.
    */
   degraded: boolean;
@@ -77,11 +80,12 @@ export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = 
   const oldest = previous ? Math.min(...previous.value.snapshots.map((s) => s.fetchedAt ?? 0)) : 0;
   const refreshAt = oldest + L2_GAS_TTL_MS * (1 - REFRESH_LEAD);
   const freshFor = previous ? refreshAt - previous.storedAt : L2_GAS_TTL_MS;
-  // An oracle fee kept from an earlier reading is served for at most 5 minutes after it was read: the
-  // answer is assembled again once the first it serves is past that (readFacts then leaves it out).
+  // An oracle fee (or Arbitrum L1 component) kept from an earlier reading is served for at most 5
+  // minutes after it was read: the answer is assembled again once the first it serves is past that
+  // (readFacts then leaves it out).
   const keptAts = previous
     ? previous.value.snapshots.flatMap((s) =>
-        [s.l1FeeReadAt, s.operatorFeeReadAt].filter((at) => at !== null),
+        [s.l1FeeReadAt, s.operatorFeeReadAt, s.l1ComponentReadAt].filter((at) => at !== null),
       )
     : [];
   const keptFor =
@@ -139,16 +143,17 @@ async function loadL2Gas(
   const presented = networks.map((network, i) =>
     presentNetwork(network, facts[i] as NetworkFacts, prices, now),
   );
-  // Every figure is at least as fresh as `updatedAt`: a carried oracle fee counts with its own time.
+  // Every figure is at least as fresh as `updatedAt`: a carried oracle fee or L1 component counts with its own time.
   const readAts = presented.flatMap((p) =>
-    [p.readAt, p.l1FeeReadAt, p.operatorFeeReadAt].filter((at) => at !== null),
+    [p.readAt, p.l1FeeReadAt, p.operatorFeeReadAt, p.l1ComponentReadAt].filter((at) => at !== null),
   );
   return {
     fetchedAt: now,
     updatedAt: readAts.length > 0 ? Math.min(...readAts) : now,
     networks: presented.map((p) => p.reading),
     snapshots: presented.map((p, i) => toSnapshot(p, usesStalePrice(networks[i] as L2Network, prices))),
-    // A last good price (`stale-*`) degrades the answer too: its USD figures are read again sooner.
+    // A last good price (`stale-*`) degrades the answer too: its USD figures are read again sooner. So
+    // does Arbitrum's L1 component missing or kept, as the L1 fee (its entry is read again sooner too).
     // A missing or kept operator fee alone does not: its entry is not read again sooner (see
     // l2-network-entry), and a kept one is dropped on time through getL2Gas's TTL.
     degraded:
@@ -159,6 +164,8 @@ async function loadL2Gas(
           p.status !== 'live' ||
           p.l1FeeMissing ||
           p.l1FeeReadAt !== null ||
+          p.l1ComponentMissing ||
+          p.l1ComponentReadAt !== null ||
           p.reading.executionGasCostUsd === null,
       ),
   };
@@ -199,6 +206,7 @@ function toSnapshot(p: PresentedNetwork, priceStale: boolean): L2NetworkSnapshot
     operatorFee: p.operatorFee,
     operatorFeeReadAt: p.operatorFeeReadAt,
     l1ComponentWei: p.l1ComponentWei,
+    l1ComponentReadAt: p.l1ComponentReadAt,
     priceStale,
   };
 }

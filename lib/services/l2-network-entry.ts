@@ -17,7 +17,10 @@ import { RpcPoolError } from '../upstream/rpc-errors';
 
 /** SPEC.md 4.3: L2 gas refreshes every 60 seconds. */
 export const L2_GAS_TTL_MS = 60_000;
-/** A degraded answer (a network, an L1 fee or a price missing or kept) is retried sooner than a complete one. */
+/**
+ * A degraded answer (a network, an L1 fee, Arbitrum's L1 component or a price missing or kept) is
+ * retried sooner than a complete one.
+ */
 export const L2_GAS_DEGRADED_TTL_MS = 15_000;
 /** A network's last good reading is served for at most this long after every provider failed. */
 export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
@@ -27,15 +30,19 @@ export const L2_LAST_GOOD_MAX_AGE_MS = 5 * 60_000;
  * (a rolling deployment), each reads and writes its own entries, so none reads a reading the other
  * wrote without a field it needs, as unknown (the release before v2 stored no operator fee and no
  * Arbitrum l1GasBaseFeeWei; each instance's answer flipped with the last writer). Bump the version
- * whenever a stored field is added or changes meaning. Until the old instances are gone, each
- * release refreshes its own entries: twice the upstream reads for that while.
+ * whenever a stored field changes meaning or a field is added that a release needs. Until the old
+ * instances are gone, each release refreshes its own entries: twice the upstream reads for that while.
+ * An optional field whose absence is true of every entry the release before writes needs no bump:
+ * that release strips it on reading (zod objects drop unknown keys) and reads the rest as it wrote
+ * its own (so `l1GasKept`, added on 2026-11-28, kept v2).
  */
 function l2GasEntryKey(network: Pick<L2Network, 'id'>): string {
   return `l2-gas:v2:${network.id}`;
 }
 
 // What a network's shared entry holds; validated on every read: the store is shared and may hold anything.
-// Every field is required: each v2 writer stores them all, so a missing one is a broken entry, not unknown.
+// Every field but `l1GasKept` is required: each v2 writer stores them all, so a missing one is a broken
+// entry, not unknown.
 const wei = z.string().regex(/^\d+$/);
 const StoredReadingSchema = z
   .object({
@@ -55,13 +62,24 @@ const StoredReadingSchema = z
       .object({ transferFeeWei: wei, scalar: wei.nullable(), constant: wei.nullable() })
       .nullable(),
     operatorFeeReadAt: z.number().int().positive().nullable(),
+    // Arbitrum: the NodeInterface's last good L1 component (its units, the base fee they were computed
+    // with) and when it was read, kept when it did not answer at this reading (l1GasUnits and
+    // l1GasBaseFeeWei are then null, as the release before stores such a reading). Optional and apart
+    // from those two, so that release, which strips it, reads the entry as it wrote its own: without
+    // units, never as units read at `readAt` (see l2GasEntryKey). Absent in its entries: nothing kept.
+    l1GasKept: z
+      .object({ units: wei, baseFeeWei: wei, readAt: z.number().int().positive() })
+      .nullable()
+      .optional(),
   })
   .refine(
     (reading) =>
       (reading.l1FeeReadAt === null ||
         (reading.l1FeeWei !== null && reading.l1FeeReadAt <= reading.readAt)) &&
       (reading.operatorFeeReadAt === null ||
-        (reading.operatorFee !== null && reading.operatorFeeReadAt <= reading.readAt)),
+        (reading.operatorFee !== null && reading.operatorFeeReadAt <= reading.readAt)) &&
+      (reading.l1GasKept == null ||
+        (reading.l1GasUnits === null && reading.l1GasKept.readAt <= reading.readAt)),
     'an oracle fee read after its reading',
   );
 type StoredReading = z.infer<typeof StoredReadingSchema>;
@@ -106,12 +124,15 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
     schema: storedReadingSchemaOf(network),
     freshMs: L2_GAS_TTL_MS,
     // An OP Stack reading without a live L1 fee is retried as soon as a degraded answer is: SPEC 2.10's
-    // wallet fee and feeCompleteness depend on it. The operator fee is additive and keeps the normal
+    // wallet fee and feeCompleteness depend on it. So is an Arbitrum reading without live L1 units (none
+    // or kept: kept ones are stored apart, l1GasUnits null): the MCP estimate's total depends on them
+    // (SPEC extension 17). The operator fee is additive and keeps the normal
     // cadence when it alone failed: each refresh asks for it again, its last good value stands for at
     // most 5 minutes meanwhile, then it is served as unknown (null, feeNote). On the degraded cadence a
     // provider whose oracle lacks getOperatorFee cost about four times the upstream reads, for good.
     freshMsOf: (v) =>
-      network.hasL1DataFee && (v.l1FeeWei === null || v.l1FeeReadAt !== null)
+      (network.hasL1DataFee && (v.l1FeeWei === null || v.l1FeeReadAt !== null)) ||
+      (network.hasL1GasUnits && v.l1GasUnits === null)
         ? L2_GAS_DEGRADED_TTL_MS
         : L2_GAS_TTL_MS,
     async read(previous) {
@@ -128,6 +149,11 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
           kept && live.operatorFee === null
             ? lastGood(kept.operatorFee, kept.operatorFeeReadAt ?? kept.readAt, live.readAt)
             : null;
+        // Arbitrum's L1 component likewise, when the NodeInterface alone failed: units and base fee together.
+        const l1Gas =
+          network.hasL1GasUnits && previous && live.l1GasUnits === null
+            ? lastGoodL1Gas(previous, live.readAt)
+            : null;
         const value = {
           gasPriceWei: live.gasPriceWei.toString(),
           l1FeeWei: l1 ? l1.fee : fromWei(live.l1FeeWei),
@@ -139,6 +165,7 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
           suggestedTipWei: fromWei(live.suggestedTipWei),
           l1GasUnits: fromWei(live.l1GasUnits),
           l1GasBaseFeeWei: fromWei(live.l1GasBaseFeeWei),
+          l1GasKept: l1Gas,
         };
         return { value, readAt: live.readAt };
       } catch (error) {
@@ -155,6 +182,15 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
 function lastGood<T>(fee: T | null, readAt: number, now: number): { fee: T; readAt: number } | null {
   const age = now - readAt;
   return fee !== null && age >= 0 && age <= L2_LAST_GOOD_MAX_AGE_MS ? { fee, readAt } : null;
+}
+
+/** The L1 component `previous` read or kept, with its time, if at most 5 minutes before `now`; else null. */
+function lastGoodL1Gas(previous: StoredReading, now: number): NonNullable<StoredReading['l1GasKept']> | null {
+  const component =
+    previous.l1GasUnits !== null && previous.l1GasBaseFeeWei !== null
+      ? { units: previous.l1GasUnits, baseFeeWei: previous.l1GasBaseFeeWei, readAt: previous.readAt }
+      : (previous.l1GasKept ?? null);
+  return component && lastGood(component, component.readAt, now) ? component : null;
 }
 
 /** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */
@@ -179,12 +215,15 @@ export async function readFacts(
       suggestedTipWei: null,
       l1GasUnits: null,
       l1GasBaseFeeWei: null,
+      l1GasReadAt: null,
     };
   }
   // Oracle fees kept from an earlier reading are served while they are at most 5 minutes old.
   const expired = (keptAt: number | null) => keptAt !== null && deps.now() - keptAt > L2_LAST_GOOD_MAX_AGE_MS;
   const l1FeeExpired = expired(reading.l1FeeReadAt);
   const operatorFeeExpired = expired(reading.operatorFeeReadAt);
+  // Arbitrum's L1 component kept from an earlier reading (stored only when none was read with this one).
+  const l1GasKept = reading.l1GasKept && !expired(reading.l1GasKept.readAt) ? reading.l1GasKept : null;
   return {
     // A failed refresh makes the kept reading a last good one, even while it is younger than 60 s.
     status: age < L2_GAS_TTL_MS && !shared.failure ? 'live' : 'last-good',
@@ -196,7 +235,8 @@ export async function readFacts(
     readAt: reading.readAt,
     baseFeeWei: toWei(reading.baseFeeWei),
     suggestedTipWei: toWei(reading.suggestedTipWei),
-    l1GasUnits: toWei(reading.l1GasUnits),
-    l1GasBaseFeeWei: toWei(reading.l1GasBaseFeeWei),
+    l1GasUnits: toWei(l1GasKept ? l1GasKept.units : reading.l1GasUnits),
+    l1GasBaseFeeWei: toWei(l1GasKept ? l1GasKept.baseFeeWei : reading.l1GasBaseFeeWei),
+    l1GasReadAt: l1GasKept?.readAt ?? null,
   };
 }

@@ -1,6 +1,7 @@
 import { parseGwei } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
+import { estimateL2 } from '../../lib/mcp/tools/transaction-cost-l2';
 import { type L2GasResponse, L2GasResponseSchema } from '../../lib/schemas/l2-gas';
 import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
 import { requireFreshReading } from '../../lib/store/shared-read';
@@ -406,6 +407,70 @@ describe("GET /api/l2-gas when Arbitrum's NodeInterface call fails", () => {
       },
     },
   ];
+
+  it("keeps the NodeInterface's last good L1 component for 5 minutes when only its call fails, reading it again every 15 s", async () => {
+    setKnownState(HEALTHY);
+    for (const sim of up.l2.arbitrum) {
+      sim.setBaseFees([parseGwei('0.0097')]);
+      sim.setL1GasEstimate(9_000n);
+    }
+    const { deps, get } = instance();
+    const readAt = clock;
+    expect(item(await get(), 'arbitrum').estimatedL1GasUnits).toBe(9_000);
+    await Promise.all(up.l2.arbitrum.map((sim) => sim.fault('rpc-error', NODE_INTERFACE_CALL)));
+    const gasPriceReads = () =>
+      up.l2.arbitrum.reduce((sum, sim) => sum + (sim.requests.byMethod.eth_gasPrice ?? 0), 0);
+
+    // A minute on, the gas price is read live and the units are the last good ones, with their time.
+    clock += 61_000;
+    const kept = await get();
+    const arbitrum = item(kept, 'arbitrum');
+    expect(arbitrum.gasPriceGwei).toBe(gwei(HEALTHY.arbitrum));
+    expect(arbitrum.feeNote).not.toContain('last good reading');
+    expect(arbitrum.estimatedL1GasUnits).toBe(9_000);
+    expect(arbitrum.feeNote).toContain(
+      `estimatedL1GasUnits is the NodeInterface's last good answer (gasEstimateL1Component), taken at ${new Date(readAt).toISOString()} (61 s earlier)`,
+    );
+    expect(kept.citation).toMatch(
+      new RegExp(`updated ${new Date(readAt).toISOString().replace(/\./g, '\\.')}$`),
+    );
+    // The MCP estimate keeps a known total, priced at the base fee the units were read with, and dates it.
+    const estimate = await estimateL2(deps, { network: 'arbitrum', gasLimit: 21_000, blobs: 0 }, 'arbitrum');
+    expect(estimate.data.l1GasUnits).toBe(9_000);
+    expect(estimate.data.l1DataFee?.wei).toBe(String(9_000n * parseGwei('0.0097')));
+    expect(estimate.data.total).not.toBeNull();
+    expect(estimate.data.feeCompleteness).toBe('full_estimate');
+    expect(estimate.data.updatedAt).toBe(new Date(readAt).toISOString());
+    expect(estimate.data.notes.join(' ')).toContain(
+      `its last good answer, read at ${new Date(readAt).toISOString()}: it did not answer at the reading of ${new Date(clock).toISOString()}`,
+    );
+    // The shared entry keeps them apart from the units read with it (null there), as the release
+    // before, which ignores the new field, stores such a reading: it never takes them for units read now.
+    const stored = (await deps.lastGood.get('l2-gas:v2:arbitrum')) as { value: Record<string, unknown> };
+    expect(stored.value).toMatchObject({
+      l1GasUnits: null,
+      l1GasBaseFeeWei: null,
+      l1GasKept: { units: '9000', baseFeeWei: String(parseGwei('0.0097')), readAt },
+    });
+
+    // Degraded, as a kept OP Stack L1 fee is: the answer and Arbitrum's entry are read again after 15 s.
+    const reads = gasPriceReads();
+    clock += 16_000;
+    expect(item(await get(), 'arbitrum').estimatedL1GasUnits).toBe(9_000);
+    expect(gasPriceReads()).toBeGreaterThan(reads);
+
+    // Kept until 5 minutes after they were read, then null, though the answer assembled just before
+    // is not due yet (degraded, 15 s) and Arbitrum's entry is fresh.
+    clock = readAt + 299_000;
+    expect(item(await get(), 'arbitrum').estimatedL1GasUnits).toBe(9_000);
+    clock = readAt + 300_001;
+    const expired = item(await get(), 'arbitrum');
+    expect(expired.gasPriceGwei).toBe(gwei(HEALTHY.arbitrum));
+    expect(expired.estimatedL1GasUnits).toBeNull();
+    expect(expired.feeNote).not.toContain('last good');
+    const unknown = await estimateL2(deps, { network: 'arbitrum', gasLimit: 21_000, blobs: 0 }, 'arbitrum');
+    expect(unknown.data.total).toBeNull();
+  });
 
   it.each(CASES)(
     'serves the gas price with estimatedL1GasUnits null when the call $what',

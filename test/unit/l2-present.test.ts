@@ -261,6 +261,7 @@ describe('selectL2SnapshotRows', () => {
       operatorFee: null,
       operatorFeeReadAt: null,
       l1ComponentWei: null,
+      l1ComponentReadAt: null,
       priceStale,
     });
     const result: L2GasResult = {

@@ -72,8 +72,13 @@ export async function estimateL2(
     l1DataFee,
     ...(operatorFee ? { operatorFee } : {}),
   });
-  // The data's time is its oldest part's: a kept oracle fee read before the gas price counts.
-  const keptAts = [snapshot.l1FeeReadAt, cost.operatorFee ? snapshot.operatorFeeReadAt : null];
+  // The data's time is its oldest part's: a kept oracle fee (or Arbitrum L1 component) read before the
+  // gas price counts.
+  const keptAts = [
+    snapshot.l1FeeReadAt,
+    cost.operatorFee ? snapshot.operatorFeeReadAt : null,
+    snapshot.l1ComponentReadAt,
+  ];
   const dataTime = Math.min(snapshot.fetchedAt, ...keptAts.filter((at) => at !== null));
   const updatedAt = new Date(dataTime).toISOString();
   const readAt = new Date(snapshot.fetchedAt).toISOString();
@@ -103,6 +108,8 @@ export async function estimateL2(
       status: snapshot.status,
       readAt,
       l1FeeReadAt: snapshot.l1FeeReadAt === null ? null : new Date(snapshot.l1FeeReadAt).toISOString(),
+      l1ComponentReadAt:
+        snapshot.l1ComponentReadAt === null ? null : new Date(snapshot.l1ComponentReadAt).toISOString(),
       operatorFeeReadAt:
         snapshot.operatorFeeReadAt === null ? null : new Date(snapshot.operatorFeeReadAt).toISOString(),
       tierGiven: args.tier,

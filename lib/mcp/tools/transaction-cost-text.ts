@@ -49,6 +49,8 @@ export interface L2NoteInput {
   readAt: string;
   /** When the L1 data fee was read, if before the gas price (the oracle's last good answer). */
   l1FeeReadAt?: string | null;
+  /** Arbitrum: when its L1 component was read, if before the gas price (the NodeInterface's last good answer). */
+  l1ComponentReadAt?: string | null;
   tierGiven: string | undefined;
   gasLimit: number;
   /** OP Stack: whether the operator fee was read (it may still not be derivable for gasLimit). */
@@ -69,7 +71,8 @@ export interface L2NoteInput {
  * Arbitrum's L1 component is added as the gas units of a representative transfer, on top of gasLimit.
  */
 export function l2Notes(input: L2NoteInput): string[] {
-  const { network, reading, status, readAt, l1FeeReadAt, tierGiven, cost, pairPrice } = input;
+  const { network, reading, status, readAt, l1FeeReadAt, l1ComponentReadAt, tierGiven, cost, pairPrice } =
+    input;
   const notes = [
     pairPrice === null
       ? `Fee per gas is the current ${network.name} gas price (eth_gasPrice), paid in ${network.nativeToken}.`
@@ -100,7 +103,8 @@ export function l2Notes(input: L2NoteInput): string[] {
     notes.push(
       cost.l1DataFee
         ? `l1DataFee is Arbitrum's L1 component: ${reading.estimatedL1GasUnits} extra gas units for a representative ` +
-            'ETH transfer (NodeInterface.gasEstimateL1Component) at the L2 base fee it returned with them, the fee ' +
+            `ETH transfer (NodeInterface.gasEstimateL1Component${l1ComponentReadAt ? `, its last good answer, read at ${l1ComponentReadAt}: it did not answer at the reading of ${readAt}` : ''}) ` +
+            'at the L2 base fee it returned with them, the fee ' +
             'Nitro divided the L1 posting cost by and charges gas at; Nitro pads that cost by 10 % for estimates, so ' +
             'this is an estimate about that much above it. It grows with calldata size: a ' +
             'contract call with more calldata pays more than shown. gasLimit is taken as execution gas alone: ' +

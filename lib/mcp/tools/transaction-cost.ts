@@ -57,7 +57,8 @@ export const transactionCostOutput = {
     .nonnegative()
     .nullable()
     .describe(
-      'Arbitrum: gas units its L1 component adds (NodeInterface.gasEstimateL1Component); null elsewhere.',
+      'Arbitrum: gas units its L1 component adds (NodeInterface.gasEstimateL1Component; when the call fails, ' +
+        'its last good answer while at most 5 minutes old, and notes say when it was read); null elsewhere.',
     ),
   blobs: z.number().int().nonnegative().describe('Blobs priced (mainnet blob transaction); 0 otherwise.'),
   blobGasPriceGwei: gweiOrNull(
