@@ -48,7 +48,7 @@ function setKnownState() {
 /** A fresh app (own caches and last-good store) and an SDK client that calls it in-process. */
 async function connect(overrides: Partial<AppDeps> = {}) {
   const deps = createTestDeps(
-    { ...up.env, UPSTREAM_TIMEOUT_MS: '400', PUBLIC_BASE_URL: 'https://gas.test' },
+    { ...up.env, UPSTREAM_TIMEOUT_MS: '2000', PUBLIC_BASE_URL: 'https://gas.test' },
     overrides,
   );
   const app = createApp(deps);
