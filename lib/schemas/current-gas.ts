@@ -38,6 +38,20 @@ export const CurrentGasSchema = GasTierSchema.extend({
   source: z.string().openapi({ description: SOURCE_DESCRIPTION, example: 'publicnode' }),
 })
   .extend(WalletGasFieldsSchema.shape)
+  .extend({
+    walletFeesNote: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Null for a live reading. For a reading that is not live (a `stale:` source, or the reading a ' +
+          'forecast was made from, served past its 30-s live window): its block and age, the full blocks that ' +
+          'may have been mined since that block by the end of the 30 s the answer may be cached, and what that ' +
+          'does to the wallet fields: each maxFeePerGas widened by those blocks, or, past 8, maxFeePerGas and ' +
+          'estimatedWaitSeconds null and why.',
+        example: null,
+      }),
+  })
   .openapi('CurrentGas');
 
 /** Body of GET /api/gas: envelope + CurrentGas + the block and base fee the tiers were built on. */
@@ -64,7 +78,9 @@ export type GasBody = BodyOf<typeof GasResponseSchema>;
 
 /** Shapes a reading into the GET /api/gas body (also the get_current_gas result). */
 export function toGasBody(reading: CurrentGasReading): GasBody {
-  return { ...reading };
+  // The block's time is the service's own (it ages the wallet fields); the body dates the reading.
+  const { blockTimestamp: _, walletFeesNote, ...body } = reading;
+  return { ...body, walletFeesNote: walletFeesNote ?? null };
 }
 
 /**
@@ -74,6 +90,7 @@ export function toGasBody(reading: CurrentGasReading): GasBody {
 export function toCurrentGas(reading: CurrentGasReading): CurrentGas {
   const { low, average, high, source, nextBaseFee, tiers, blobBaseFee, nextBlobBaseFee } = reading;
   const { blobGasUsedRatio, maxBlobsPerBlock, gasUsedRatio, baseFeeTrend, baseFeePercentile7d } = reading;
+  const walletFeesNote = reading.walletFeesNote ?? null;
   return {
     low,
     average,
@@ -88,5 +105,6 @@ export function toCurrentGas(reading: CurrentGasReading): CurrentGas {
     gasUsedRatio,
     baseFeeTrend,
     baseFeePercentile7d,
+    walletFeesNote,
   };
 }

@@ -5,7 +5,8 @@ import { MAX_SANE_GWEI } from '../oracle/sanity';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
 import { readThrough, type SharedKind } from '../store/shared-read';
 import { readEtherscanGas } from '../upstream/etherscan';
-import { readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
+import { readMainnetGasFromRpc, SLOT_SECONDS } from '../upstream/rpc-mainnet-gas';
+import { ageReading } from './aged-reading';
 import { computeExplorerMinBlock, recallMainnetHead, rememberMainnetHead } from './mainnet-known-head';
 import { deriveExplorerWalletFields, rankBaseFee, toWalletFields } from './wallet-fields';
 
@@ -24,7 +25,15 @@ const CurrentGasReadingSchema = z.object({
   source: z.string().min(1),
   /** ISO-8601 time the reading was taken upstream. */
   updatedAt: z.iso.datetime(),
+  /**
+   * The reading's block time (Unix seconds): an RPC head's own; for the explorer (no timestamp) the
+   * read time, or earlier when the known head shows its block behind. Absent in entries kept by an
+   * older release. Not served: it ages the wallet fields (ageReading).
+   */
+  blockTimestamp: z.number().int().positive().optional(),
   ...WalletGasFieldsSchema.shape,
+  /** Set only on a reading as served when aged (ageReading). */
+  walletFeesNote: z.string().nullable().optional(),
 });
 export type CurrentGasReading = z.infer<typeof CurrentGasReadingSchema>;
 
@@ -60,9 +69,19 @@ export async function getCurrentGas(
   if (shared.value && age < CURRENT_GAS_TTL_MS && !shared.failure) return shared.value;
   if (shared.value && age <= MAX_STALE_MS) {
     if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
-    return { ...shared.value, source: `${STALE_PREFIX}${shared.value.source}` };
+    return ageReading({ ...shared.value, source: `${STALE_PREFIX}${shared.value.source}` }, deps.now(), true);
   }
   throw gasUnavailable();
+}
+
+/**
+ * A reading as served at `nowMs` (ageReading): aged when it is a last good one (`stale:`) or served
+ * past its 30-s live window (the reading a cached forecast was made from), else as it is.
+ */
+export function serveReading(reading: CurrentGasReading, nowMs: number): CurrentGasReading {
+  const aged =
+    reading.source.startsWith(STALE_PREFIX) || nowMs - Date.parse(reading.updatedAt) >= CURRENT_GAS_TTL_MS;
+  return ageReading(reading, nowMs, aged);
 }
 
 /** The error every mainnet-gas read throws when it has nothing to serve (also the 503's documented example). */
@@ -119,26 +138,49 @@ async function readLiveUnranked(
     // Off the refresh's path: a slow store must not hold the reading, nor cost it the shared entry's
     // write (the record never throws; a write that fails or times out is logged by callSharedStore).
     void rememberMainnetHead(deps, rpc.blockNumber);
-    const { low, average, high, baseFee, blockNumber, source } = rpc;
+    const { low, average, high, baseFee, blockNumber, blockTimestamp, source } = rpc;
     const updatedAt = new Date(deps.now()).toISOString();
-    return { low, average, high, baseFee, blockNumber, source, updatedAt, ...toWalletFields(rpc) };
+    return {
+      ...{ low, average, high, baseFee, blockNumber, blockTimestamp, source, updatedAt },
+      ...toWalletFields(rpc),
+    };
   } catch (error) {
     deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
   }
   try {
     // Etherscan gives no timestamp: behind the known head (and the slots since), or days behind the
     // clock, its backend is stuck.
-    const minBlock = computeExplorerMinBlock(await recallMainnetHead(deps), deps.now());
+    const known = await recallMainnetHead(deps);
+    const minBlock = computeExplorerMinBlock(known, deps.now());
     const { gasUsedRatios, ...explorer } = await readEtherscanGas(
       deps,
       minBlock === undefined ? {} : { minBlock },
     );
-    const updatedAt = new Date(deps.now()).toISOString();
-    return { ...explorer, updatedAt, ...deriveExplorerWalletFields({ ...explorer, gasUsedRatios }) };
+    const now = deps.now();
+    const updatedAt = new Date(now).toISOString();
+    const blockTimestamp = estimateExplorerBlockTime(known, explorer.blockNumber, now);
+    return {
+      ...{ ...explorer, updatedAt, blockTimestamp },
+      ...deriveExplorerWalletFields({ ...explorer, gasUsedRatios }),
+    };
   } catch (error) {
     deps.log.warn('etherscan backstop failed', { error: safeMessage(error) });
     return null;
   }
+}
+
+/**
+ * The latest time (Unix seconds) the explorer's block can have: the read time, or, for a block behind
+ * the known head, a slot per block before the time that head was seen (its own time was no later).
+ */
+function estimateExplorerBlockTime(
+  known: { number: number; readAt: number } | null,
+  blockNumber: number,
+  nowMs: number,
+): number {
+  const behind = known && known.number > blockNumber ? known.number - blockNumber : 0;
+  const latest = behind > 0 && known ? Math.min(nowMs, known.readAt - behind * SLOT_SECONDS * 1000) : nowMs;
+  return Math.floor(latest / 1000);
 }
 
 /** Our own error messages name labels and kinds only; anything else is reduced to its type. */

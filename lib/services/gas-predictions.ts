@@ -8,7 +8,7 @@ import {
   HORIZON_HOURS,
   prepareForecast,
 } from '../forecast';
-import { type CurrentGasReading, getCurrentGas, MAX_STALE_MS } from './current-gas';
+import { type CurrentGasReading, getCurrentGas, MAX_STALE_MS, serveReading } from './current-gas';
 import { getEthPrice } from './eth-price';
 import { type ForecastHistory, getForecastHistory, selectHourlyPoints } from './forecast-history';
 
@@ -33,7 +33,15 @@ export interface GasPredictions extends GasForecast {
  * a value within a moment. An unreachable store is not an error: the built-in profile stands in.
  * @throws GasUnavailableError when no live or recent mainnet reading exists (from getCurrentGas).
  */
-export function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
+export async function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
+  const forecast = await makeGasPredictions(deps, timeframe);
+  // The reading is served as /api/gas would serve it now (serveReading): a last good one, or one past
+  // its live window while the forecast made from it is cached, has its max fees aged at every answer.
+  const current = serveReading(forecast.current, deps.now());
+  return current === forecast.current ? forecast : { ...forecast, current };
+}
+
+function makeGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
   const key = gasPredictionsCacheKey(timeframe);
   // Points start at the next whole hour (SPEC decision 8): once the hour turns, a forecast made
   // before it starts at the hour now under way, however young it is, so it is made again.

@@ -1,13 +1,13 @@
 import { parseGwei } from 'viem';
 import type { AppDeps } from '../../deps';
 import { GAS_PER_BLOB } from '../../oracle/blob-fees';
-import { getCurrentGas } from '../../services/current-gas';
+import { getCurrentGas, STALE_PREFIX } from '../../services/current-gas';
 import { getEthPrice } from '../../services/eth-price';
 import { MAINNET_TX_GAS_CAP, MAINNET_TX_MAX_BLOBS } from '../inputs';
 import { ToolArgumentError, type ToolOutput } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
 import type { TransactionCostArgs, transactionCostOutput } from './transaction-cost';
-import { describeCost, mainnetNotes } from './transaction-cost-text';
+import { describeCost, describeStaleReading, mainnetNotes } from './transaction-cost-text';
 
 const toWei = (gwei: number) => parseGwei(gwei.toFixed(9));
 
@@ -73,7 +73,8 @@ export async function estimateMainnet(
     }),
     updatedAt: gas.updatedAt,
   };
-  return { data, summary: describeCost(data), updatedAt: gas.updatedAt };
+  const stale = gas.source.startsWith(STALE_PREFIX) ? describeStaleReading(gas.updatedAt, deps.now()) : null;
+  return { data, summary: describeCost(data, false, stale), updatedAt: gas.updatedAt };
 }
 
 /** Rejects a blob count above what one block can carry now (read from the chain, not a fork table). */

@@ -35,7 +35,10 @@ export function mainnetNotes(input: MainnetNoteInput): string[] {
   }
   if (source.startsWith('stale:'))
     notes.push(
-      'Live upstreams did not answer; the gas price is the last good reading, at most 5 minutes old.',
+      'Live upstreams did not answer; the gas price is the last good reading, at most 5 minutes old. Its ' +
+        'maxFeePerGas is widened by every full block that may have been mined since its block (by the end of ' +
+        'the 30 s an answer may be cached), so it still covers the tier; past 8 such blocks it is null and ' +
+        'no wait is estimated.',
     );
   if (priceMissing) notes.push('USD figures unavailable: no price source answered for ETH.');
   return notes;
@@ -162,9 +165,16 @@ function formatAmount(amount: FeeAmount, token: string): string {
   return `${plain.format(amount.native)} ${token} (${plain.format(amount.gwei)} gwei, ${usd})`;
 }
 
+/** How a summary's main sentence names a last good reading: its time and age at `nowMs`. */
+export function describeStaleReading(readAt: string, nowMs: number): string {
+  const ageSeconds = Math.max(0, Math.round((nowMs - Date.parse(readAt)) / 1000));
+  return `a stale reading (live upstreams failing; the last good one, taken at ${readAt}, ${ageSeconds} s ago)`;
+}
+
 /**
  * Summarises an estimate in one sentence: what was priced, at what price, and the total (saying so
- * when `operatorFeeLeftOut`: an OP Stack operator fee that is unknown is not in it).
+ * when `operatorFeeLeftOut`: an OP Stack operator fee that is unknown is not in it). `stale` (from
+ * describeStaleReading) names a last good reading in that sentence, with what it does to the max fee.
  */
 export function describeCost(
   data: {
@@ -184,10 +194,11 @@ export function describeCost(
     expectedWaitSeconds: { p50: number; p90: number } | null;
   },
   operatorFeeLeftOut = false,
+  stale: string | null = null,
 ): string {
   const price = `${perGas.format(data.gasPriceGwei)} gwei`;
   const at = data.tier ? `the ${data.tier} tier, ${price}` : price;
-  const head = `${data.gasLimit} gas on ${data.networkName} at ${at}`;
+  const head = `${data.gasLimit} gas on ${data.networkName} at ${at}${stale ? ` from ${stale}` : ''}`;
   const parts = [`execution ${formatAmount(data.execution, data.nativeToken)}`];
   if (data.l1DataFee) parts.push(`L1 data fee ${formatAmount(data.l1DataFee, 'ETH')}`);
   // A zero operator fee (no operator sets one yet) adds nothing to the sentence; the data carries it.
@@ -200,10 +211,14 @@ export function describeCost(
   else
     cost = `${formatAmount(data.execution, data.nativeToken)}${data.feeCompleteness === 'execution_only' ? ' (execution only, see notes)' : ''}`;
   if (data.total && operatorFeeLeftOut) cost += ', excluding the operator fee (unknown, see notes)';
-  const send =
+  let send =
     data.maxFeePerGas !== null && data.maxPriorityFeePerGas !== null
       ? ` Send with maxFeePerGas ${perGas.format(data.maxFeePerGas)} and maxPriorityFeePerGas ${perGas.format(data.maxPriorityFeePerGas)} gwei`
       : '';
+  if (stale && send) send += ' (max fee widened for the blocks since that reading)';
+  if (stale && !send) {
+    return `${head}: ${cost}. No maxFeePerGas: the reading is too old to suggest one; read the base fee from a node.`;
+  }
   const wait = data.expectedWaitSeconds
     ? `, included in about ${data.expectedWaitSeconds.p50} s (90 % within ${data.expectedWaitSeconds.p90} s)`
     : '';

@@ -1,0 +1,102 @@
+import { parseGwei } from 'viem';
+import { computeMaxFeePerGas, TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../oracle/max-fee';
+import type { WalletGasFields } from '../schemas/wallet-gas';
+import { weiToGwei } from '../units';
+
+/** Mainnet's slot: at most one block, so at most one full block's base-fee rise, each 12 s. */
+const SLOT_MS = 12_000;
+
+/**
+ * How long after it is served an answer carrying a reading may still be used: the 30-s Cache-Control
+ * of /api/gas, /api/dashboard and /api/gas-predictions (lib/http/cache-control.ts; the edge keeps a
+ * copy no longer), and a second for the Node host's 100-ms reuse of a rendered answer and rounding.
+ */
+export const ANSWER_USE_MS = 31_000;
+
+/**
+ * The most full blocks an aged reading's max fees are widened by. Past it the reading no longer
+ * describes the market a sender meets: the base fee may have risen 2.57-fold (1.125^8) beyond the
+ * tier's own headroom, so a cap covering that is a guess a wallet must fund, not a suggestion; and the
+ * wait model (half-life 8 blocks) would put half its weight on blocks it never saw. Max fees and
+ * waits are then null, with the reason in walletFeesNote.
+ */
+export const MAX_AGED_BLOCKS = 8;
+
+/** What aging needs of a reading: its wallet fields, when and at which block it was read. */
+type AgeableReading = Pick<WalletGasFields, 'nextBaseFee' | 'tiers'> & {
+  source: string;
+  updatedAt: string;
+  blockNumber: number;
+  /** The reading's block time (Unix seconds); absent on an entry kept before it was recorded. */
+  blockTimestamp?: number | undefined;
+  walletFeesNote?: string | null | undefined;
+};
+
+/**
+ * The full blocks that may have been mined after a reading's block by the time an answer served at
+ * `nowMs` stops being used: its 12-s slots up to then, counted up (the slot about to start counts as
+ * passed, so a transaction sent just before it is covered too). A reading without its block time
+ * (an entry kept by an older release) counts from the time it was read.
+ */
+export function countSlotsToAnswerEnd(reading: AgeableReading, nowMs: number): number {
+  const blockMs =
+    reading.blockTimestamp === undefined ? Date.parse(reading.updatedAt) : reading.blockTimestamp * 1000;
+  return Math.max(0, Math.ceil((nowMs + ANSWER_USE_MS - blockMs) / SLOT_MS));
+}
+
+/**
+ * The reading as served at `nowMs` when it is aged (`aged`: a last good reading, or one served past
+ * its 30-s live window): each tier's max fee is the next base fee after the tier's own number of full
+ * blocks plus every full block that may have passed since the reading's block (countSlotsToAnswerEnd),
+ * plus its tip, exact to the wei; so it still pays the whole tip for the tier's blocks from the moment
+ * the answer is used. Past MAX_AGED_BLOCKS, max fees and waits are null. The next base fee, the tips
+ * and so `low` / `average` / `high` stay as read (SPEC extension 16: next base fee plus tip).
+ * Computed from the next base fee and the tips alone, so aging an aged reading again is the same as
+ * aging it once. A reading that is not aged is returned as it is (the same object).
+ */
+export function ageReading<R extends AgeableReading>(reading: R, nowMs: number, aged: boolean): R {
+  if (!aged) return reading;
+  const blocks = countSlotsToAnswerEnd(reading, nowMs);
+  const tooOld = blocks > MAX_AGED_BLOCKS;
+  const nextBaseFee = toWei(reading.nextBaseFee);
+  const tiers = Object.fromEntries(
+    TIER_NAMES.map((name) => {
+      const tier = reading.tiers[name];
+      const maxFee = computeMaxFeePerGas(
+        nextBaseFee,
+        toWei(tier.maxPriorityFeePerGas),
+        TIER_HEADROOM_BLOCKS[name] + blocks,
+      );
+      return [
+        name,
+        {
+          maxPriorityFeePerGas: tier.maxPriorityFeePerGas,
+          maxFeePerGas: tooOld ? null : weiToGwei(maxFee),
+          estimatedWaitSeconds: tooOld ? null : tier.estimatedWaitSeconds,
+        },
+      ];
+    }),
+  ) as WalletGasFields['tiers'];
+  return { ...reading, tiers, walletFeesNote: describeAging(reading, nowMs, blocks, tooOld) };
+}
+
+function describeAging(reading: AgeableReading, nowMs: number, blocks: number, tooOld: boolean): string {
+  const ageSeconds = Math.max(0, Math.round((nowMs - Date.parse(reading.updatedAt)) / 1000));
+  const head =
+    `Not live: the reading of block ${reading.blockNumber}, taken at ${reading.updatedAt} ` +
+    `(${ageSeconds} s before this answer); up to ${blocks} full blocks may have been mined since that ` +
+    'block by the end of the 30 s this answer may be cached.';
+  if (tooOld) {
+    return (
+      `${head} maxFeePerGas and estimatedWaitSeconds are null: a reading this old is no basis for them (the ` +
+      `base fee may have risen over ${MAX_AGED_BLOCKS} full blocks, ${(1.125 ** MAX_AGED_BLOCKS).toFixed(2)}-fold, ` +
+      "past each tier's own headroom); read the base fee from a node. The tiers and tips are as read."
+    );
+  }
+  return (
+    `${head} Each maxFeePerGas covers the tier's own full blocks after those ${blocks}, so it still pays the ` +
+    'whole tip that long from now; the tiers, tips and waits are as read.'
+  );
+}
+
+const toWei = (gwei: number) => parseGwei(gwei.toFixed(9));
