@@ -104,11 +104,18 @@ interface LocalState {
 type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
 
 export interface ReadOptions {
-  /** Only a reading taken at or after this time (epoch ms) will do; an older one is refreshed first. */
+  /**
+   * Only a reading taken at or after this time (epoch ms) will do; an older one is refreshed first,
+   * unless the fleet's last refresh failed and is backing off: then the entry is served as it is, with
+   * that failure (a snapshot's slot then skips the reading as a last good one).
+   */
   notBefore?: number;
   /** The caller's own deadline (epoch ms): store calls never run past it. */
   deadlineAt?: number;
 }
+
+/** ReadOptions with requireFreshReading's demand: a reading since `notBefore` even through a back-off. */
+type RefreshOptions = ReadOptions & { forced?: boolean };
 
 /**
  * Returns the newest reading of `kind`: from this instance's copy while it is fresh, else from the
@@ -124,12 +131,20 @@ export function readThrough<T>(
   kind: SharedKind<T>,
   readOptions: ReadOptions = {},
 ): Promise<SharedReading<T>> {
+  return readKind(deps, kind, readOptions);
+}
+
+function readKind<T>(
+  deps: Deps,
+  kind: SharedKind<T>,
+  readOptions: RefreshOptions,
+): Promise<SharedReading<T>> {
   const local = localState(deps);
   const required = local.notBefore.get(kind.key);
-  const options =
+  const options: RefreshOptions =
     required === undefined
       ? readOptions
-      : { ...readOptions, notBefore: Math.max(required, readOptions.notBefore ?? 0) };
+      : { ...readOptions, notBefore: Math.max(required, readOptions.notBefore ?? 0), forced: true };
   local.notBefore.delete(kind.key);
 
   const held = local.held.get(kind.key);
@@ -140,14 +155,18 @@ export function readThrough<T>(
   const pending = local.inFlight.get(kind.key) as Promise<SharedReading<T>> | undefined;
   if (pending) {
     // A read begun without `notBefore` (a request's) may serve an entry older than it: read again,
-    // unless that read has just tried the upstream and failed (a second try now would fail too, and
-    // step the fleet's back-off twice).
+    // unless that read has just tried the upstream and failed, or waited for the lease holder's try
+    // that failed (a second try now would fail too, and step the fleet's back-off twice). Until
+    // 2026-11-29 a read that had only waited for the holder was read again at once, right after the
+    // fleet's failed refresh.
     const notBefore = options.notBefore;
     if (notBefore === undefined) return pending;
     return pending.then((reading) =>
-      (reading.readAt ?? 0) >= notBefore || reading.failure?.attempted
+      (reading.readAt ?? 0) >= notBefore ||
+      reading.failure?.attempted ||
+      (reading.failure?.waited && !options.forced)
         ? reading
-        : readThrough(deps, kind, options),
+        : readKind(deps, kind, options),
     );
   }
   const started = refresh(deps, kind, local, held?.entry as Entry<T> | undefined, options)
@@ -166,8 +185,9 @@ async function refresh<T>(
   kind: SharedKind<T>,
   local: LocalState,
   previous: Entry<T> | undefined,
-  { notBefore, deadlineAt }: ReadOptions,
+  { notBefore, deadlineAt, forced = false }: RefreshOptions,
 ): Promise<Held> {
+  const due = (entry: Entry<T> | null) => isDue(kind, entry, deps.now(), notBefore, forced);
   const store = deps.lastGood;
   const leaseKey = `${kind.key}:lease`;
   const leaseMs = 2 * deps.config.upstreamTimeoutMs + 1_000;
@@ -189,11 +209,11 @@ async function refresh<T>(
       const found = await within(store.get(kind.key));
       const current = newest(readEntry(found), mine);
       local.storeFailures = 0;
-      if (!isDue(kind, current, deps.now(), notBefore)) return hold(kind, current!, deps.now(), false, false);
+      if (!due(current)) return hold(kind, current!, deps.now(), false, false);
       const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
       if (lease.taken) {
         const latest = newest(readEntry(lease.entry), current ?? undefined);
-        if (isDue(kind, latest, deps.now(), notBefore))
+        if (due(latest))
           return await readAndShare(deps, kind, local, latest, leaseKey, deadlineAt, unreadableAt);
         // Another holder wrote it just before letting go of the lease: nothing to read.
         await within(store.release(leaseKey));
@@ -215,6 +235,9 @@ async function refresh<T>(
         deadlineAt === undefined ? deps.now() + HOLDER_WAIT_MS : deadlineAt - HOLDER_WAIT_RESERVE_MS;
       // Bounded by the timers' own delays as well, should the clock stand still or go back meanwhile.
       const waitMs = waitEnd - deps.now();
+      // The newest entry seen while waiting: a read of this instance's own after the wait counts its
+      // failure from it (a failure the holder wrote meanwhile is one more, not the same one again).
+      let seen = current;
       for (let poll = 0, waited = 0; waited < waitMs; poll += 1) {
         const left = waitEnd - deps.now();
         if (left <= 0) break;
@@ -227,10 +250,14 @@ async function refresh<T>(
         await new Promise((resolve) => setTimeout(resolve, delay));
         const raw = await within(store.get(kind.key));
         const polled = readEntry(raw);
-        if (polled && !isDue(kind, polled, deps.now(), notBefore)) {
+        seen = newest(polled, seen ?? undefined);
+        if (polled && !due(polled)) {
           // A failure record that was not there when the wait began is the holder's: this call waited
           // for that attempt, so its kind (a timeout, errors) is this call's too. Until 2026-11-28 it
-          // was taken for a back-off found at once (a price: `stale-cooldown`).
+          // was taken for a back-off found at once (a price: `stale-cooldown`). A caller asking for a
+          // reading since `notBefore` (a snapshot's slot) stops here too: until 2026-11-29 it waited
+          // on, then read the upstream itself right after the fleet's failed refresh and wrote its
+          // failure over the holder's with the count of the entry it had found first.
           const waited = polled.failure !== null && polled.failure.retryAt !== current?.failure?.retryAt;
           return { ...hold(kind, polled, deps.now(), false, false), waited };
         }
@@ -252,7 +279,7 @@ async function refresh<T>(
       }
       // The holder is late: read here and share the result with the others.
       deps.log.warn('lease holder late; reading upstream here', { key: kind.key });
-      return await readAndShare(deps, kind, local, current, null, deadlineAt, unreadableAt);
+      return await readAndShare(deps, kind, local, seen, null, deadlineAt, unreadableAt);
     } catch (error) {
       markSick(deps, local);
       deps.log.warn('shared store unavailable; reading upstream directly', {
@@ -261,6 +288,9 @@ async function refresh<T>(
       });
     }
   }
+  // Without the store, this instance's own failure record is the back-off, which a snapshot's slot
+  // respects too (only requireFreshReading reads through it).
+  if (notBefore !== undefined && mine && !due(mine)) return hold(kind, mine, deps.now(), false, false);
   return readAndShare(deps, kind, local, mine ?? null, undefined, deadlineAt);
 }
 
@@ -415,12 +445,24 @@ function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
   };
 }
 
-/** Due for a refresh: no reading, or one past its refresh point, unless a failed refresh is backing off. */
-function isDue<T>(kind: SharedKind<T>, entry: Entry<T> | null, now: number, notBefore?: number): boolean {
+/**
+ * Due for a refresh: no reading, or one past its refresh point or older than `notBefore`, unless a
+ * failed refresh is backing off (`forced`, requireFreshReading's demand: even then).
+ */
+function isDue<T>(
+  kind: SharedKind<T>,
+  entry: Entry<T> | null,
+  now: number,
+  notBefore: number | undefined,
+  forced: boolean,
+): boolean {
   if (!entry) return true;
-  // Asked for explicitly (a snapshot slot, an operator): read again even while a failure backs off.
-  if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
+  // Asked for explicitly by an operator (requireFreshReading): read again even while a failure backs
+  // off. A snapshot's slot is not: until 2026-11-29 every instance's snapshot read the upstream again
+  // during the fleet's back-off, right after its failed refresh.
+  if (forced && notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
   if (entry.failure && now < entry.failure.retryAt) return false;
+  if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
   return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry) * (1 - REFRESH_LEAD);
 }
 

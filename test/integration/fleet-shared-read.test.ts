@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readMainnetForSlot } from '../../cron/slot-readings';
+import { getCurrentGas } from '../../lib/services/current-gas';
 import {
   countingFetch,
   createFleetInstance,
@@ -146,6 +148,48 @@ describe('a fleet reading through the shared Redis entry', () => {
     await round();
     expect(diff(reads(), before).mainnet).toBe(oneAttempt);
   });
+
+  it.each([
+    ['on its own', false],
+    ['after joining a request begun on its instance', true],
+  ])(
+    "stores nothing for its slot and asks no upstream again when the fleet's refresh fails: a snapshot run %s",
+    async (_, joinsRequest) => {
+      const [solo] = fleet;
+      if (!solo) throw new Error('no instance');
+      expect((await solo.request('/api/gas')).status).toBe(200);
+      // Each provider and the explorer answer HTTP 500 after 0.3 s at the soonest, so every instance
+      // meets the holder's lease before its failure is written, and waits for it.
+      await Promise.all(
+        [...up.mainnet, up.etherscan].flatMap((sim) => [
+          sim.fault('delay', { ms: 300 }),
+          sim.fault('http-500'),
+        ]),
+      );
+      const before = reads();
+      clock += 31_000;
+      // A slot that began a second ago: the fleet's entry was read 30 s before it. Every instance (a
+      // Node host each, on its own timer) runs its snapshot at the slot's start.
+      const slotStart = clock - 1_000;
+      const slots = await Promise.all(
+        fleet.map(async (member) => {
+          const request = joinsRequest ? getCurrentGas(member.deps).catch(() => null) : null;
+          const slot = await readMainnetForSlot(member.deps, slotStart);
+          await request;
+          return slot;
+        }),
+      );
+      // The holder's attempt is the fleet's one: until 2026-11-29 every other instance read the
+      // upstream again once the holder had failed (after its 2-s wait, or at once after the request
+      // it joined), and wrote its own failure over the holder's.
+      expect(diff(reads(), before).mainnet).toBe(up.mainnet.length + 1);
+      expect(slots).toEqual(fleet.map(() => ({ skipped: 'only a last good reading' })));
+      const entry = JSON.parse(String(await redis.command('GET', MAINNET_KEY))) as {
+        failure: { count: number; retryAt: number };
+      };
+      expect(entry.failure).toMatchObject({ count: 1, retryAt: clock + 5_000 });
+    },
+  );
 
   it.each([
     ['every source answers HTTP 500', 'stale-error', 'http-500'],

@@ -1,7 +1,10 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { Redis } from '@upstash/redis/cloudflare';
 import { describe, expect, it } from 'vitest';
+import { readMainnetForSlot } from '../../cron/slot-readings';
 import worker from '../../functions/index';
+import { createLastGoodStore } from '../../lib/store/create-last-good';
+import { createTestDeps } from '../helpers/deps';
 import { setup, workerEnv } from './test-setup';
 
 // The Worker in workerd, configured with Upstash: it reaches a real redis-server through the Upstash
@@ -46,6 +49,37 @@ describe('Worker reading through the shared Redis entry', () => {
     expect(body).toMatchObject({ source: 'peer-isolate', updatedAt: new Date(readAt).toISOString() });
     expect(body.blockNumber).toBe(entry.value.blockNumber);
     expect(String(body.citation)).toContain(`updated ${new Date(readAt).toISOString()}`);
+  });
+
+  it("reads no upstream for a snapshot's slot while the fleet's failed refresh backs off", async () => {
+    // The Cron Trigger's snapshot read (cron/slot-readings.ts, as runSnapshotJob calls it) in workerd,
+    // through Upstash, in an isolate of its own: the whole tick would also store the hour's forecast
+    // and race the Cron Trigger tests for their slot.
+    const deps = createTestDeps(env);
+    deps.lastGood = createLastGoodStore(deps.config);
+    const key = `${KEY}current-gas:mainnet`;
+    const [raw, rawReadAt] = await Promise.all([
+      redis().get<string>(key),
+      redis().get<string>(`${key}:read-at`),
+    ]);
+    const entry = JSON.parse(String(raw)) as Entry;
+    // A slot begun 10 s ago; the fleet's reading was taken 5 s before it, and another isolate's refresh
+    // of it has just failed: the fleet backs off for 5 s.
+    const slotStart = Date.now() - 10_000;
+    const readAt = slotStart - 5_000;
+    const value = { ...entry.value, updatedAt: new Date(readAt).toISOString() };
+    const failure = { kind: 'error', retryAt: Date.now() + 5_000, count: 1 };
+    const failed = JSON.stringify({ value, readAt, failure });
+    await redis().set(key, failed, { px: 60_000 });
+    await redis().set(`${key}:read-at`, String(readAt), { px: 60_000 });
+    try {
+      // Until 2026-11-29 the slot's read went to the upstream during the back-off and wrote its reading.
+      expect(await readMainnetForSlot(deps, slotStart)).toEqual({ skipped: 'only a last good reading' });
+      expect(await redis().get<string>(key)).toBe(failed);
+    } finally {
+      await redis().set(key, String(raw), { px: 86_400_000 });
+      if (rawReadAt !== null) await redis().set(`${key}:read-at`, rawReadAt, { px: 86_400_000 });
+    }
   });
 
   it('labels the price it waited for a lease holder to fail by that failure, not stale-cooldown', async () => {
