@@ -157,7 +157,7 @@ function readKind<T>(
     // A read begun without `notBefore` (a request's) may serve an entry older than it: read again,
     // unless that read has just tried the upstream and failed, or waited for the lease holder's try
     // that failed (a second try now would fail too, and step the fleet's back-off twice). Until
-    // 2026-11-29 a read that had only waited for the holder was read again at once, right after the
+    // 2026-11-28 a read that had only waited for the holder was read again at once, right after the
     // fleet's failed refresh.
     const notBefore = options.notBefore;
     if (notBefore === undefined) return pending;
@@ -255,7 +255,7 @@ async function refresh<T>(
           // A failure record that was not there when the wait began is the holder's: this call waited
           // for that attempt, so its kind (a timeout, errors) is this call's too. Until 2026-11-28 it
           // was taken for a back-off found at once (a price: `stale-cooldown`). A caller asking for a
-          // reading since `notBefore` (a snapshot's slot) stops here too: until 2026-11-29 it waited
+          // reading since `notBefore` (a snapshot's slot) stops here too: until 2026-11-28 it waited
           // on, then read the upstream itself right after the fleet's failed refresh and wrote its
           // failure over the holder's with the count of the entry it had found first.
           const waited = polled.failure !== null && polled.failure.retryAt !== current?.failure?.retryAt;
@@ -458,7 +458,7 @@ function isDue<T>(
 ): boolean {
   if (!entry) return true;
   // Asked for explicitly by an operator (requireFreshReading): read again even while a failure backs
-  // off. A snapshot's slot is not: until 2026-11-29 every instance's snapshot read the upstream again
+  // off. A snapshot's slot is not: until 2026-11-28 every instance's snapshot read the upstream again
   // during the fleet's back-off, right after its failed refresh.
   if (forced && notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
   if (entry.failure && now < entry.failure.retryAt) return false;

@@ -179,7 +179,7 @@ describe('a fleet reading through the shared Redis entry', () => {
           return slot;
         }),
       );
-      // The holder's attempt is the fleet's one: until 2026-11-29 every other instance read the
+      // The holder's attempt is the fleet's one: until 2026-11-28 every other instance read the
       // upstream again once the holder had failed (after its 2-s wait, or at once after the request
       // it joined), and wrote its own failure over the holder's.
       expect(diff(reads(), before).mainnet).toBe(up.mainnet.length + 1);

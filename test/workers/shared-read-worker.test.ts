@@ -73,7 +73,7 @@ describe('Worker reading through the shared Redis entry', () => {
     await redis().set(key, failed, { px: 60_000 });
     await redis().set(`${key}:read-at`, String(readAt), { px: 60_000 });
     try {
-      // Until 2026-11-29 the slot's read went to the upstream during the back-off and wrote its reading.
+      // Until 2026-11-28 the slot's read went to the upstream during the back-off and wrote its reading.
       expect(await readMainnetForSlot(deps, slotStart)).toEqual({ skipped: 'only a last good reading' });
       expect(await redis().get<string>(key)).toBe(failed);
     } finally {
