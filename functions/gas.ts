@@ -13,8 +13,8 @@ const route = createRoute({
     'Low / average / high fee per gas (gwei) for Ethereum mainnet: the next block base fee plus the median, ' +
     'over the last 20 non-empty blocks, of the 70th / 90th / 99th percentile priority fee, read from several ' +
     'RPC providers with hedged failover, Etherscan as backstop, or a reading at most 5 minutes old (`source` ' +
-    'then starts with `stale:`, and its max fees are widened for the blocks since, or null past 8 of them: ' +
-    'see `walletFeesNote`). 503 only when none of these exists.',
+    'then starts with `stale:`, and its max fees are widened for the blocks since: see `walletFeesNote`). ' +
+    '503 only when none of these exists.',
   responses: {
     200: { description: 'Current tiers.', content: { 'application/json': { schema: GasResponseSchema } } },
     ...problemResponses([503], { path: '/api/gas', unavailable: gasUnavailable() }),

@@ -47,8 +47,7 @@ export const CurrentGasSchema = GasTierSchema.extend({
           'Null for a live reading. For a reading that is not live (a `stale:` source, or the reading a ' +
           'forecast was made from, served past its 30-s live window): its block and age, the full blocks that ' +
           'may have been mined since that block by the end of the 30 s the answer may be cached, and what that ' +
-          'does to the wallet fields: each maxFeePerGas widened by those blocks, or, past 8, maxFeePerGas and ' +
-          'estimatedWaitSeconds null and why.',
+          'does to the wallet fields: each maxFeePerGas widened by those blocks.',
         example: null,
       }),
   })

@@ -6,13 +6,6 @@ const gwei = (description: string, example: number) =>
     .nonnegative()
     .openapi({ description: `${description} Gwei, exact to 1 wei (9 decimals).`, example });
 
-const nullableGwei = (description: string, example: number) =>
-  z
-    .number()
-    .nonnegative()
-    .nullable()
-    .openapi({ description: `${description} Gwei, exact to 1 wei (9 decimals).`, example });
-
 const WaitSchema = z
   .object({
     p50: z
@@ -33,8 +26,7 @@ const WaitSchema = z
       "20 non-empty blocks: a block takes the transaction when its 1st-percentile tip was below the tier's " +
       'tip (or equal to it in a block with room left). Waits are pooled over every starting block, the ' +
       'latest weighing most (half-life 8 blocks), so runs of busy blocks lengthen the tail as they did on ' +
-      'chain. Null when served by the explorer backstop, and from a reading that is not live once more than 8 ' +
-      'full blocks may have been mined since its block (see walletFeesNote).',
+      'chain. Null when served by the explorer backstop. From a reading that is not live, as read (see walletFeesNote).',
   });
 
 const WalletTierSchema = z
@@ -44,15 +36,15 @@ const WalletTierSchema = z
         "tier's reward percentile (70th / 90th / 99th).",
       0.1,
     ),
-    maxFeePerGas: nullableGwei(
+    maxFeePerGas: gwei(
       "Max fee per gas: the base fee after the tier's number of consecutive full blocks (low 2, average 4, " +
         'high 6; each full block raises it 12.5 %, a few wei more under an odd gas limit) plus ' +
         'maxPriorityFeePerGas, so the transaction still pays ' +
-        'its whole tip that long. When not null, always >= nextBaseFee + maxPriorityFeePerGas; unused headroom is refunded. ' +
+        'its whole tip that long. Always >= nextBaseFee + maxPriorityFeePerGas; unused headroom is refunded. ' +
         "From a reading that is not live (a `stale:` source, or a forecast's reading past its 30-s live window) " +
         "it is widened by every full block that may have been mined since the reading's block, by the end of " +
         "the 30 s the answer may be cached (12-s slots, counted up), so it covers the tier's blocks from the " +
-        'moment it is used; null when that is more than 8 blocks (see walletFeesNote).',
+        'moment it is used, however wide that makes it (see walletFeesNote).',
       0.52,
     ),
     estimatedWaitSeconds: WaitSchema,

@@ -13,15 +13,6 @@ const SLOT_MS = 12_000;
  */
 export const ANSWER_USE_MS = 31_000;
 
-/**
- * The most full blocks an aged reading's max fees are widened by. Past it the reading no longer
- * describes the market a sender meets: the base fee may have risen 2.57-fold (1.125^8) beyond the
- * tier's own headroom, so a cap covering that is a guess a wallet must fund, not a suggestion; and the
- * wait model (half-life 8 blocks) would put half its weight on blocks it never saw. Max fees and
- * waits are then null, with the reason in walletFeesNote.
- */
-export const MAX_AGED_BLOCKS = 8;
-
 /** What aging needs of a reading: its wallet fields, when and at which block it was read. */
 type AgeableReading = Pick<WalletGasFields, 'nextBaseFee' | 'tiers'> & {
   source: string;
@@ -49,7 +40,9 @@ export function countSlotsToAnswerEnd(reading: AgeableReading, nowMs: number): n
  * its 30-s live window): each tier's max fee is the next base fee after the tier's own number of full
  * blocks plus every full block that may have passed since the reading's block (countSlotsToAnswerEnd),
  * plus its tip, exact to the wei; so it still pays the whole tip for the tier's blocks from the moment
- * the answer is used. Past MAX_AGED_BLOCKS, max fees and waits are null. The next base fee, the tips
+ * the answer is used, however wide that makes it (SPEC extension 16 gives every tier a max fee: at 5
+ * minutes, about 29 blocks, low's cap is some 39 times the next base fee; a cap, refunded down to what
+ * the block charges). The waits stay as read. The next base fee, the tips
  * and so `low` / `average` / `high` stay as read (SPEC extension 16: next base fee plus tip).
  * Computed from the next base fee and the tips alone, so aging an aged reading again is the same as
  * aging it once. A reading that is not aged is returned as it is (the same object).
@@ -57,7 +50,6 @@ export function countSlotsToAnswerEnd(reading: AgeableReading, nowMs: number): n
 export function ageReading<R extends AgeableReading>(reading: R, nowMs: number, aged: boolean): R {
   if (!aged) return reading;
   const blocks = countSlotsToAnswerEnd(reading, nowMs);
-  const tooOld = blocks > MAX_AGED_BLOCKS;
   const nextBaseFee = toWei(reading.nextBaseFee);
   const tiers = Object.fromEntries(
     TIER_NAMES.map((name) => {
@@ -71,31 +63,26 @@ export function ageReading<R extends AgeableReading>(reading: R, nowMs: number, 
         name,
         {
           maxPriorityFeePerGas: tier.maxPriorityFeePerGas,
-          maxFeePerGas: tooOld ? null : weiToGwei(maxFee),
-          estimatedWaitSeconds: tooOld ? null : tier.estimatedWaitSeconds,
+          maxFeePerGas: weiToGwei(maxFee),
+          estimatedWaitSeconds: tier.estimatedWaitSeconds,
         },
       ];
     }),
   ) as WalletGasFields['tiers'];
-  return { ...reading, tiers, walletFeesNote: describeAging(reading, nowMs, blocks, tooOld) };
+  return { ...reading, tiers, walletFeesNote: describeAging(reading, blocks) };
 }
 
-function describeAging(reading: AgeableReading, nowMs: number, blocks: number, tooOld: boolean): string {
-  const ageSeconds = Math.max(0, Math.round((nowMs - Date.parse(reading.updatedAt)) / 1000));
-  const head =
-    `Not live: the reading of block ${reading.blockNumber}, taken at ${reading.updatedAt} ` +
-    `(${ageSeconds} s before this answer); up to ${blocks} full blocks may have been mined since that ` +
-    'block by the end of the 30 s this answer may be cached.';
-  if (tooOld) {
-    return (
-      `${head} maxFeePerGas and estimatedWaitSeconds are null: a reading this old is no basis for them (the ` +
-      `base fee may have risen over ${MAX_AGED_BLOCKS} full blocks, ${(1.125 ** MAX_AGED_BLOCKS).toFixed(2)}-fold, ` +
-      "past each tier's own headroom); read the base fee from a node. The tiers and tips are as read."
-    );
-  }
+/**
+ * The note of an aged reading. It changes only with the blocks counted (the reading's age to the
+ * second is in `updatedAt`), so an answer's body and ETag change when its max fees do, not every second.
+ */
+function describeAging(reading: AgeableReading, blocks: number): string {
   return (
-    `${head} Each maxFeePerGas covers the tier's own full blocks after those ${blocks}, so it still pays the ` +
-    'whole tip that long from now; the tiers, tips and waits are as read.'
+    `Not live: the reading of block ${reading.blockNumber}, taken at ${reading.updatedAt}; up to ${blocks} ` +
+    'full blocks may have been mined since that block by the end of the 30 s this answer may be cached. ' +
+    `Each maxFeePerGas covers the tier's own full blocks after those ${blocks}, so it still pays the whole ` +
+    'tip that long from now: a wide cap on an old reading, refunded down to what the block charges. The ' +
+    'next base fee, tiers, tips and waits are as read.'
   );
 }
 

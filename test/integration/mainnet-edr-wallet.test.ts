@@ -101,7 +101,7 @@ describe('wallet-grade fees against a real EVM node (EDR, L1 rules)', () => {
     for (const name of TIER_NAMES) {
       const tier = gas.tiers[name];
       const n = TIER_HEADROOM_BLOCKS[name];
-      const maxFee = parseGwei(tier.maxFeePerGas!.toFixed(9));
+      const maxFee = parseGwei(tier.maxFeePerGas.toFixed(9));
       const tip = parseGwei(tier.maxPriorityFeePerGas.toFixed(9));
       // The n-th full block after the next one has the base fee the max fee leaves room for, give or
       // take the few wei an odd gas limit would add (this node's limit is even).

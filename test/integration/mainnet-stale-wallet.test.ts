@@ -12,7 +12,7 @@ const TIER_BLOCKS = { low: 2, average: 4, high: 6 } as const;
 type TierName = keyof typeof TIER_BLOCKS;
 type Tier = {
   maxPriorityFeePerGas: number;
-  maxFeePerGas: number | null;
+  maxFeePerGas: number;
   estimatedWaitSeconds: { p50: number; p90: number } | null;
 };
 type GasBody = {
@@ -118,8 +118,7 @@ describe('GET /api/gas serving a last good reading', () => {
     expect(slotsAtExpiry).toBeLessThanOrEqual(8); // still a sensible cap: widened, not dropped
     for (const name of ['low', 'average', 'high'] as const) {
       const tier = served.tiers[name];
-      expect(tier.maxFeePerGas, name).not.toBeNull();
-      const maxFee = wei(tier.maxFeePerGas!);
+      const maxFee = wei(tier.maxFeePerGas);
       const tip = wei(tier.maxPriorityFeePerGas);
       const next = wei(served.nextBaseFee);
       // Sent now, the transaction pays its whole tip through the tier's blocks after every slot since
@@ -171,30 +170,61 @@ describe('GET /api/gas serving a last good reading', () => {
     expect(second.status).toBe(200);
     expect(second.headers.get('etag')).not.toBe(etag);
     const secondBody = (await second.json()) as GasBody;
-    expect(wei(secondBody.tiers.low.maxFeePerGas!)).toBeGreaterThan(wei(firstBody.tiers.low.maxFeePerGas!));
+    expect(wei(secondBody.tiers.low.maxFeePerGas)).toBeGreaterThan(wei(firstBody.tiers.low.maxFeePerGas));
   });
 
-  it('serves no max fee or wait, and says why, once more than 8 full blocks may have passed', async () => {
+  it('still serves every tier a max fee covering its blocks, and its waits, 4 minutes on (SPEC extension 16)', async () => {
     const start = now;
-    const { app, live, tool } = await readThenFailEverything();
+    const { app, live, blockSeconds, tool } = await readThenFailEverything();
     now = start + 4 * 60_000;
     const served = (await (await app.request('/api/gas')).json()) as GasBody;
     expectReadingKept(served, live);
+    const slotsAtExpiry = slotsSince(blockSeconds, now + 30_000);
+    expect(slotsAtExpiry).toBeGreaterThan(20);
     for (const name of ['low', 'average', 'high'] as const) {
-      expect(served.tiers[name].maxFeePerGas, name).toBeNull();
-      expect(served.tiers[name].estimatedWaitSeconds, name).toBeNull();
+      const tier = served.tiers[name];
+      // Until 2026-11-28 (for a morning) a reading this old served null max fees and waits.
+      expect(wei(tier.maxFeePerGas)).toBeGreaterThanOrEqual(
+        baseFeeAfterFullBlocks(wei(served.nextBaseFee), TIER_BLOCKS[name] + slotsAtExpiry) +
+          wei(tier.maxPriorityFeePerGas),
+      );
+      expect(tier.estimatedWaitSeconds).toEqual(live.tiers[name].estimatedWaitSeconds);
     }
-    expect(served.walletFeesNote).toMatch(/maxFeePerGas and estimatedWaitSeconds are null/);
+    expect(served.walletFeesNote).toMatch(/a wide cap on an old reading/);
     const dashboard = (await (await app.request('/api/dashboard')).json()) as { currentGas: GasBody };
     expect(dashboard.currentGas.tiers).toEqual(served.tiers);
 
     const cost = await tool('estimate_transaction_cost', { network: 'mainnet' });
-    expect(cost.data.maxFeePerGas).toBeNull();
-    expect(cost.text).not.toContain('Send with');
-    expect(cost.text.split(/(?<=\.) /)[0]).toContain(`from a stale reading`);
-    expect(cost.text).toContain('No maxFeePerGas: the reading is too old to suggest one');
+    expect(cost.data.maxFeePerGas).toBe(served.tiers.average.maxFeePerGas);
+    expect(cost.text.split(/(?<=\.) /)[0]).toContain('from a stale reading');
+    expect(cost.text).toContain('(max fee widened for the blocks since that reading)');
     const gas = await tool('get_current_gas');
     expect(gas.text).toMatch(/^Ethereum mainnet gas from a stale reading/);
-    expect(gas.text).toContain('no maxFeePerGas from a reading this old');
+    expect(gas.text).toContain('widened for the blocks since that reading');
+  });
+
+  it('changes the note and the ETag only when the blocks counted change, not every second', async () => {
+    const start = now;
+    const { app, blockSeconds } = await readThenFailEverything();
+    // Stale (past 30 s), and 6 s into a slot of the count (block time + 12-s slots, to the answer's end).
+    const slotStart = (n: number) => blockSeconds * 1000 + n * 12_000 - 31_000;
+    let n = 0;
+    while (slotStart(n) < start + 35_000) n += 1;
+    now = slotStart(n) + 6_000;
+    const first = await app.request('/api/gas');
+    const firstBody = (await first.json()) as GasBody;
+    now += 1_000;
+    const second = await app.request('/api/gas');
+    const secondBody = (await second.json()) as GasBody;
+    expect(secondBody.source).toMatch(/^stale:/);
+    // Same slots counted, same widening: the same note and body tag (until 2026-11-28 the note held the
+    // reading's age to the second, so each second made a new body).
+    expect(secondBody.tiers).toEqual(firstBody.tiers);
+    expect(secondBody.walletFeesNote).toBe(firstBody.walletFeesNote);
+    expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
+    // A slot later the count, the max fees and the tag move.
+    now += 12_000;
+    const third = await app.request('/api/gas');
+    expect(third.headers.get('etag')).not.toBe(first.headers.get('etag'));
   });
 });

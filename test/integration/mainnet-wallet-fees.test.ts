@@ -64,8 +64,8 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
       expect(tier.estimatedWaitSeconds?.p50).toBeLessThanOrEqual(tier.estimatedWaitSeconds?.p90 ?? 0);
     }
     for (const field of ['maxPriorityFeePerGas', 'maxFeePerGas'] as const) {
-      expect(low[field]).toBeLessThanOrEqual(average[field]!);
-      expect(average[field]).toBeLessThanOrEqual(high[field]!);
+      expect(low[field]).toBeLessThanOrEqual(average[field]);
+      expect(average[field]).toBeLessThanOrEqual(high[field]);
     }
     // The original numbers stay: next base fee + the tier's priority fee, exact to the wei, so a
     // legacy gas price of `low` is never below the next base fee.
@@ -286,7 +286,7 @@ describe('GET /api/gas wallet-grade fields (simulated providers with real blob b
       for (const name of ['low', 'average', 'high'] as const) {
         const tier = body.tiers[name];
         const tip = parseGwei(tier.maxPriorityFeePerGas.toFixed(9));
-        expect(parseGwei(tier.maxFeePerGas!.toFixed(9))).toBe(
+        expect(parseGwei(tier.maxFeePerGas.toFixed(9))).toBe(
           computeMaxFeePerGas(next, tip, TIER_HEADROOM_BLOCKS[name]),
         );
         expect(parseGwei(body[name].toFixed(9))).toBe(next + tip);

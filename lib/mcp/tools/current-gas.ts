@@ -15,8 +15,7 @@ export const currentGasTool = defineTool({
     'with the expected wait (p50 / p90 seconds), the exact next base fee, blob fees (EIP-4844) and ' +
     'congestion (gas-used ratio, base-fee trend, percentile of the last 7 days). ' +
     'A `source` starting with `stale:` is a last good reading at most 5 minutes old (every upstream is ' +
-    'failing): its max fees are widened for the blocks that may have been mined since, or null once that ' +
-    'is more than 8 blocks; `walletFeesNote` says which.',
+    'failing): its max fees are widened for the blocks that may have been mined since (`walletFeesNote`).',
   input: {},
   output: GasResponseSchema.omit({ citation: true, tier: true }).shape,
   async run(deps) {
@@ -24,13 +23,10 @@ export const currentGasTool = defineTool({
     const { low, average, high, baseFee, blockNumber, source, updatedAt, tiers } = body;
     const wait = tiers.average.estimatedWaitSeconds;
     const stale = source.startsWith(STALE_PREFIX) ? describeStaleReading(updatedAt, deps.now()) : null;
-    const maxFee = tiers.average.maxFeePerGas;
     const pair =
-      maxFee === null
-        ? `no maxFeePerGas from a reading this old (walletFeesNote says why), tip ${tiers.average.maxPriorityFeePerGas} gwei`
-        : `maxPriorityFeePerGas ${tiers.average.maxPriorityFeePerGas}, maxFeePerGas ${maxFee} gwei` +
-          `${stale ? ', widened for the blocks since that reading' : ''}` +
-          `${wait ? `, about ${wait.p50} s (p90 ${wait.p90} s)` : ''}`;
+      `maxPriorityFeePerGas ${tiers.average.maxPriorityFeePerGas}, maxFeePerGas ${tiers.average.maxFeePerGas} gwei` +
+      `${stale ? ', widened for the blocks since that reading' : ''}` +
+      `${wait ? `, about ${wait.p50} s (p90 ${wait.p90} s)` : ''}`;
     return {
       data: body,
       summary:

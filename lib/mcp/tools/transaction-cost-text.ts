@@ -37,8 +37,7 @@ export function mainnetNotes(input: MainnetNoteInput): string[] {
     notes.push(
       'Live upstreams did not answer; the gas price is the last good reading, at most 5 minutes old. Its ' +
         'maxFeePerGas is widened by every full block that may have been mined since its block (by the end of ' +
-        'the 30 s an answer may be cached), so it still covers the tier; past 8 such blocks it is null and ' +
-        'no wait is estimated.',
+        'the 30 s an answer may be cached), so it still covers the tier.',
     );
   if (priceMissing) notes.push('USD figures unavailable: no price source answered for ETH.');
   return notes;
@@ -216,9 +215,6 @@ export function describeCost(
       ? ` Send with maxFeePerGas ${perGas.format(data.maxFeePerGas)} and maxPriorityFeePerGas ${perGas.format(data.maxPriorityFeePerGas)} gwei`
       : '';
   if (stale && send) send += ' (max fee widened for the blocks since that reading)';
-  if (stale && !send) {
-    return `${head}: ${cost}. No maxFeePerGas: the reading is too old to suggest one; read the base fee from a node.`;
-  }
   const wait = data.expectedWaitSeconds
     ? `, included in about ${data.expectedWaitSeconds.p50} s (90 % within ${data.expectedWaitSeconds.p90} s)`
     : '';

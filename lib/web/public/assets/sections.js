@@ -99,14 +99,7 @@ export function renderGas(list, facts, state, gas, ethUsd, dataAt) {
     if (extra) {
       rows.push(
         h('dt', {}, 'Max fee'),
-        // Null from a last good reading too old to widen it for the blocks since (walletFeesNote).
-        h(
-          'dd',
-          {},
-          extra.maxFeePerGas === null
-            ? 'unavailable (reading too old)'
-            : num(extra.maxFeePerGas, `${gwei(extra.maxFeePerGas)} gwei`),
-        ),
+        h('dd', {}, num(extra.maxFeePerGas, `${gwei(extra.maxFeePerGas)} gwei`)),
       );
       rows.push(
         h('dt', {}, 'Priority fee'),
