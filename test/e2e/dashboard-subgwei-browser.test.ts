@@ -10,6 +10,7 @@ import {
   expectToFitViewport,
   FEEDS,
   type Json,
+  l2L1PartUsd,
   MOBILE,
   openDashboard,
   problemsOf,
@@ -147,6 +148,24 @@ describe('GET / in a real browser at sub-gwei fees (the 2026 chain, simulated)',
       expect(await page.locator('[data-fact="blobBaseFee"] dd').textContent()).toBe(
         `${gweiText(gas.blobBaseFee)} gwei`,
       );
+
+      // Layer 2: each transfer cost is the whole transfer's, in cents a person can read, and the L1 share
+      // is a share of that figure. Arbitrum's wallet fee field is execution only (SPEC 2.10); its L1 part
+      // is its extra gas units at the base fee, about as much again, so the page adds it and says so.
+      for (const network of api['/api/l2-gas']!.networks as Json[]) {
+        const row = page.locator(`#l2-table tr[data-network="${network.id}"]`);
+        const l1 = l2L1PartUsd(network)!;
+        const transfer = network.executionGasCostUsd + l1;
+        const cells = await row.locator('td').allTextContents();
+        const arbitrum = network.id === 'arbitrum';
+        expect(cells[1]).toBe(`${centsText(transfer)}${arbitrum ? 'with L1 gas' : ''}`);
+        expect(cells[2]).toMatch(
+          new RegExp(`^${literally(`${Number(((100 * l1) / transfer).toFixed(1))} %`).source}`),
+        );
+      }
+      const arbitrum = (api['/api/l2-gas']!.networks as Json[]).find((n) => n.id === 'arbitrum')!;
+      expect(arbitrum.estimatedL1GasUnits).toBeGreaterThan(0);
+      expect(arbitrum.estimatedWalletFeeUsd).toBe(arbitrum.executionGasCostUsd);
 
       // The advice and its detail line, in the decision's own figures. Eight days of history: no rough estimate.
       const decision = dashboard.decision as Json;

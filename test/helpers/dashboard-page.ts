@@ -65,6 +65,18 @@ export const FEEDS = [
 // biome-ignore lint/suspicious/noExplicitAny: API bodies, compared field by field with what the page shows.
 export type Json = Record<string, any>;
 
+/**
+ * A Layer 2 network's L1 part of a plain transfer in USD, from the API's fields: OP Stack's L1 data fee;
+ * Arbitrum's extra gas units at its base fee (SPEC extension 17: Nitro charges every unit at it; the gas
+ * price where no base fee was read); 0 on Polygon.
+ */
+export function l2L1PartUsd(network: Json): number | null {
+  if (network.feeModel === 'sidechain') return 0;
+  if (network.feeModel === 'rollup_op_stack') return network.estimatedL1DataFeeUsd;
+  if (network.estimatedL1GasUnits === null) return null;
+  return network.estimatedL1GasUnits * (network.baseFee ?? network.gasPriceGwei) * 1e-9 * network.nativeUsd;
+}
+
 /** Opens the dashboard and returns the JSON bodies the page itself received, by path. */
 export async function openDashboard(watched: WatchedPage, base: string): Promise<Record<string, Json>> {
   const { page } = watched;

@@ -184,13 +184,20 @@ function l2Row(n) {
       cell('Fee completeness', '—'),
     );
   }
-  const wallet = n.estimatedWalletFeeUsd ?? n.executionGasCostUsd;
+  const arbitrum = arbitrumTransferUsd(n);
+  const wallet = arbitrum ? arbitrum.total : (n.estimatedWalletFeeUsd ?? n.executionGasCostUsd);
   let share;
   if (n.feeModel === 'sidechain')
     share = [num(0, '0 %'), h('span', { class: 'sub' }, 'sidechain, no L1 fee')];
   else if (n.estimatedL1DataFeeUsd !== null && wallet)
     share = num(n.estimatedL1DataFeeUsd / wallet, pct((100 * n.estimatedL1DataFeeUsd) / wallet));
+  else if (arbitrum)
+    share = [
+      num(arbitrum.l1 / arbitrum.total, pct((100 * arbitrum.l1) / arbitrum.total)),
+      h('span', { class: 'sub' }, 'as extra gas units'),
+    ];
   else if (typeof n.estimatedL1GasUnits === 'number') {
+    // No price: the share of the gas units, which is the share of the cost at one gas price.
     const ratio = n.estimatedL1GasUnits / (TRANSFER_GAS + n.estimatedL1GasUnits);
     share = [num(ratio, pct(100 * ratio)), h('span', { class: 'sub' }, 'as extra gas units')];
   } else
@@ -211,10 +218,31 @@ function l2Row(n) {
       num(n.gasPriceGwei, `${gwei(n.gasPriceGwei)} gwei`),
       n.nativeToken !== 'ETH' ? h('span', { class: 'sub' }, `paid in ${n.nativeToken}`) : '',
     ),
-    cell('Transfer cost', wallet === null ? 'no price' : num(wallet, usd(wallet))),
+    cell(
+      'Transfer cost',
+      wallet === null ? 'no price' : num(wallet, usd(wallet)),
+      arbitrum ? h('span', { class: 'sub' }, 'with L1 gas') : '',
+    ),
     cell('L1 data fee share', share),
-    cell('Fee completeness', n.feeCompleteness === 'full_estimate' ? 'Full estimate' : 'Execution only'),
+    cell(
+      'Fee completeness',
+      arbitrum || n.feeCompleteness === 'full_estimate' ? 'Full estimate' : 'Execution only',
+    ),
   );
+}
+
+/**
+ * Arbitrum's whole transfer in USD when its L1 component was read: the API's wallet fee there is the
+ * execution cost alone (SPEC 2.10), and Nitro charges the L1 part as `estimatedL1GasUnits` extra gas at
+ * the L2 base fee (the gas price where no base fee was read), so the transfer costs the execution cost
+ * plus those units (the NodeInterface pads them 10 % for estimates; the MCP tool totals the same).
+ * Null elsewhere, and without the units or a price.
+ */
+function arbitrumTransferUsd(n) {
+  if (n.feeModel !== 'rollup_arbitrum_nitro' || typeof n.estimatedL1GasUnits !== 'number') return null;
+  if (n.executionGasCostUsd === null || n.nativeUsd === null) return null;
+  const l1 = costUsd(n.baseFee ?? n.gasPriceGwei, n.estimatedL1GasUnits, n.nativeUsd);
+  return { l1, total: n.executionGasCostUsd + l1 };
 }
 
 /** ETH/USD with its 24 h change; the state badge says stale or unavailable plainly. */
