@@ -9,6 +9,11 @@ export const COST_NETWORKS = ['mainnet', ...L2_NETWORK_IDS] as const;
 export const TIERS = ['low', 'average', 'high'] as const;
 /** A plain ETH transfer: the default gas limit. */
 export const DEFAULT_GAS_LIMIT = 21_000;
+/**
+ * The intrinsic gas every transaction pays before any calldata or code (mainnet and every L2 priced
+ * here): a node refuses a gas limit under it ("intrinsic gas too low"), so no cheaper transaction exists.
+ */
+export const MIN_GAS_LIMIT = 21_000;
 /** Mainnet's block gas limit has long sat near 30-45 M; one transaction above 30 M is a typo, not a plan. */
 export const MAX_GAS_LIMIT = 30_000_000;
 /** Mainnet's cap on one transaction's gas since Fusaka (EIP-7825: 2^24); a transaction above it is invalid. */
@@ -87,7 +92,12 @@ export const rangeArgument = enumArgument('range', HISTORY_RANGES, 'Window of st
 export const gasLimitArgument = z
   .number({ error: (issue) => `gasLimit must be a number of gas units; got ${shown(issue.input)}` })
   .int({ error: (issue) => `gasLimit must be a whole number of gas units; got ${shown(issue.input)}` })
-  .min(1, { error: (issue) => `gasLimit must be at least 1; got ${shown(issue.input)}` })
+  .min(MIN_GAS_LIMIT, {
+    error: (issue) =>
+      `gasLimit must be at least ${MIN_GAS_LIMIT.toLocaleString('en-US')}, the intrinsic gas every transaction ` +
+      `pays (a node refuses less: "intrinsic gas too low"), and at most ${MAX_GAS_LIMIT.toLocaleString('en-US')}; ` +
+      `got ${shown(issue.input)}`,
+  })
   .max(MAX_GAS_LIMIT, {
     error: (issue) =>
       `gasLimit must be at most ${MAX_GAS_LIMIT.toLocaleString('en-US')}; got ${shown(issue.input)}`,
@@ -95,7 +105,8 @@ export const gasLimitArgument = z
   .optional()
   .default(DEFAULT_GAS_LIMIT)
   .describe(
-    `Gas units the transaction uses (default ${DEFAULT_GAS_LIMIT}, a plain transfer; at most ${MAX_GAS_LIMIT}, and ` +
+    `Gas units the transaction uses (default ${DEFAULT_GAS_LIMIT}, a plain transfer; at least ${MIN_GAS_LIMIT}, the ` +
+      `intrinsic gas every transaction pays; at most ${MAX_GAS_LIMIT}, and ` +
       `on mainnet at most ${MAINNET_TX_GAS_CAP}, the per-transaction cap since Fusaka, EIP-7825).`,
   );
 

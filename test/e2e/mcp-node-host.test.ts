@@ -102,7 +102,7 @@ describe('MCP endpoint on the Node host over HTTP', () => {
     }
     const estimate = tools.find((t) => t.name === 'estimate_transaction_cost');
     expect(estimate?.inputSchema.properties).toMatchObject({
-      gasLimit: { type: 'integer', minimum: 1, maximum: 30_000_000, default: 21_000 },
+      gasLimit: { type: 'integer', minimum: 21_000, maximum: 30_000_000, default: 21_000 },
       network: { enum: ['mainnet', ...L2_NAMES], default: 'mainnet' },
       tier: { enum: ['low', 'average', 'high'] },
     });

@@ -102,7 +102,7 @@ describe('npm start as a process', () => {
         expect(bad.isError).toBe(true);
         expect(JSON.stringify(bad.content)).toContain('network must be one of');
         const badCost = await mcp.callTool({ name: 'estimate_transaction_cost', arguments: { gasLimit: 0 } });
-        expect(JSON.stringify(badCost.content)).toContain('gasLimit must be at least 1');
+        expect(JSON.stringify(badCost.content)).toContain('gasLimit must be at least 21,000');
         await mcp.close();
         // The first scheduler tick (snapshot and hourly forecast, with PGlite on the event loop) runs at
         // start-up; the burst and the signal come after it, so they meet a serving process.

@@ -233,7 +233,12 @@ describe('POST /api/mcp with bad input', () => {
   );
 
   it.each([
-    [{ gasLimit: 0 }, 'gasLimit must be at least 1'],
+    [
+      { gasLimit: 100 },
+      'gasLimit must be at least 21,000, the intrinsic gas every transaction pays (a node refuses less: "intrinsic gas too low"), and at most 30,000,000; got 100',
+    ],
+    [{ gasLimit: 20_999, network: 'arbitrum' }, 'gasLimit must be at least 21,000'],
+    [{ gasLimit: 0 }, 'gasLimit must be at least 21,000'],
     [{ gasLimit: 21_000.5 }, 'gasLimit must be a whole number'],
     [{ gasLimit: 30_000_001 }, 'gasLimit must be at most 30,000,000'],
     [

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { blobsArgument, COST_NETWORKS, enumArgument, gasLimitArgument, TIERS } from '../inputs';
+import {
+  blobsArgument,
+  COST_NETWORKS,
+  enumArgument,
+  gasLimitArgument,
+  MIN_GAS_LIMIT,
+  TIERS,
+} from '../inputs';
 import { defineTool } from '../tool';
 import { estimateL2 } from './transaction-cost-l2';
 import { estimateMainnet } from './transaction-cost-mainnet';
@@ -22,7 +29,7 @@ export const transactionCostOutput = {
   network: z.enum(COST_NETWORKS),
   networkName: z.string(),
   nativeToken: z.enum(['ETH', 'POL']),
-  gasLimit: z.number().int().positive(),
+  gasLimit: z.number().int().min(MIN_GAS_LIMIT),
   tier: z.enum(TIERS).nullable().describe('Mainnet tier used; null on an L2, which has one gas price.'),
   gasPriceGwei: z.number().positive().describe('Fee per gas used, gwei of the native token.'),
   maxPriorityFeePerGas: gweiOrNull(
