@@ -98,7 +98,10 @@ const MIN_FORK_EXPONENT = 0.4;
 /**
  * Within a fork the protocol moves the blob fee by well under 1/8 per block (EIP-4844 sized the update
  * fraction for that; EIP-7918's reserve-price branch moves it less); 1/4 and 1 wei of rounding leave
- * room for future forks without letting noise in. A fork that raises the update fraction (Prague, and
+ * room for future forks without letting noise in. The current fork's own most (+8.2 % under BPO2:
+ * e^(7 blobs' gas / update fraction)) would be tighter, but its target and update fraction come from
+ * no call made here (only eth_config, EIP-7910, would give them), and a hard-coded value is the fork
+ * table SPEC extension 16 rules out. A fork that raises the update fraction (Prague, and
  * each blob-parameter-only fork of EIP-7892) keeps the excess blob gas as it was, so at its first block
  * the fee falls at once to about fee^(old fraction / new fraction): on mainnet BPO1 took it from 0.0115
  * to 0.00002 gwei in one block, BPO2 from 0.0017 to 0.00003 (exponents 0.61 and 0.72 of the fee before;

@@ -1,9 +1,10 @@
-import { BPO2, GAS_PER_BLOB } from './blob-market';
+import { BPO2, computeBlobBaseFee, computeNextExcessBlobGas, GAS_PER_BLOB } from './blob-market';
 import {
   loadRealBlobBlocks,
   loadRealBlockFees,
   loadRealTipBlocks,
   loadSubGweiHourlyBaseFees,
+  type RealBlobBlock,
   type TipSample,
 } from './shared-data';
 
@@ -97,13 +98,70 @@ function subGweiLevelWei(): bigint {
   return BigInt(Math.round(hour.baseFeeGwei * 1e9));
 }
 
+/** One block of the simulated blob market: its blob header fields and its blob base fee. */
+export interface BlobBlock {
+  blobGasUsed: bigint;
+  excessBlobGas: bigint;
+  blobBaseFee: bigint;
+}
+
+/**
+ * A cycle of blob blocks in which every block follows from its parent by BPO2's update (EIP-4844, or
+ * EIP-7918's reserve-price branch), the last block's included, so the blob fee never moves more than
+ * the protocol allows: at most +8.2 % (7 blobs over target) and -14.5 % (an empty block) a block.
+ *
+ * Played backwards, real blocks cannot be: a real fall becomes a rise the protocol forbids (the mirror
+ * this replaced served +13.1 % in one block). Nor can the real excess blob gas itself close a cycle:
+ * EIP-7918's branch adds blobGasUsed x 7 / 21, rounded down, so a block of 1 or 2 blobs (mod 3) leaves
+ * the excess off a whole number of blobs, and undoing that takes tens of thousands of blocks. So the
+ * cycle starts at the first real block's excess and follows the real blocks forward: a real update by
+ * the EIP-4844 branch keeps its real blob count (the same step), one by EIP-7918's keeps that branch
+ * with the nearest count that is a multiple of 3 (its fee then stays within about 0.6 % of the real
+ * one). It then walks back over its own excess values, latest first, by the EIP-4844 branch (14 blobs
+ * plus the step; a fall steeper than the steepest rise takes more than one block), to the first block's
+ * excess, where the cycle begins again. Which branch applies depends on the execution base fee, which
+ * this cycle does not model.
+ */
+export function buildBlobCycle(real: readonly RealBlobBlock[]): BlobBlock[] {
+  const G = GAS_PER_BLOB;
+  const target = BPO2.targetBlobs;
+  const blocks: BlobBlock[] = [];
+  let excess = real[0]!.excessBlobGas;
+  const add = (blobs: bigint, reservePriceBinds: boolean) => {
+    const blobGasUsed = blobs * G;
+    blocks.push({
+      blobGasUsed,
+      excessBlobGas: excess,
+      blobBaseFee: computeBlobBaseFee(excess, BPO2.updateFraction),
+    });
+    excess = computeNextExcessBlobGas({ excessBlobGas: excess, blobGasUsed, reservePriceBinds }, BPO2);
+  };
+  const clamp = (v: bigint, lo: bigint, hi: bigint) => (v < lo ? lo : v > hi ? hi : v);
+  // Whole blobs from here to `to`, rounded to the nearest (every excess here is the first one plus whole blobs).
+  const blobsTo = (to: bigint) => {
+    const diff = to - excess;
+    return (diff + (diff >= 0n ? G / 2n : -G / 2n)) / G;
+  };
+  for (let i = 0; i + 1 < real.length; i += 1) {
+    const step = blobsTo(real[i + 1]!.excessBlobGas);
+    if (real[i + 1]!.eip7918 === true && step >= 0n) add(clamp(3n * step, 0n, BPO2.maxBlobs), true);
+    else add(clamp(target + step, 0n, BPO2.maxBlobs), false);
+  }
+  const forward = blocks.map((block) => block.excessBlobGas);
+  for (const back of forward.reverse()) {
+    do add(clamp(target + (back - excess) / G, 0n, BPO2.maxBlobs), false);
+    while (excess !== back);
+  }
+  return blocks;
+}
+
 /**
  * Mainnet: a 10-block cycle of real blocks (18677346-49 and 18677376-81, late Nov 2023) with their real
  * base fees and gas-used ratios; where the cycle joins two runs, the ratio is the one EIP-1559 implies
  * for the step, so every block's next base fee follows from its ratio. Tips alternate between the real
- * effective-tip distributions of blocks 17173049 and 17173050. The blob fields are real too: 720
- * consecutive blocks from 2026-01-19 (BPO2: max 21 blobs; EIP-7918 reserve price binding), their blob gas
- * used, excess blob gas and blob base fee, run forwards then backwards so the cycle never jumps.
+ * effective-tip distributions of blocks 17173049 and 17173050. The blob fields follow 720 consecutive
+ * real blocks from 2026-01-19 (BPO2: target 14, max 21 blobs; EIP-7918's reserve price often binding)
+ * and walk back to the first, every block a legal update of its parent (buildBlobCycle).
  * `sub-gwei-2026` scales every base fee by one factor (the cycle's mean becomes the 2026 level; EIP-1559
  * steps are relative, so the gas-used ratios still fit) and divides every tip by SUB_GWEI_2026.tipDivisor.
  */
@@ -124,8 +182,7 @@ function createMainnetProfile(regime: MainnetRegime): ChainProfile {
   const tipBlocks = loadRealTipBlocks().map((samples) =>
     samples.map((sample) => ({ tip: sample.tip / divisor, weight: sample.weight })),
   );
-  const forward = loadRealBlobBlocks().slice(0, 720);
-  const blobCycle = [...forward, ...forward.slice(1, -1).reverse()];
+  const blobCycle = buildBlobCycle(loadRealBlobBlocks().slice(0, 720));
   const maxBlobGas = Number(BPO2.maxBlobs * GAS_PER_BLOB);
   return {
     name: 'mainnet',
