@@ -8,3 +8,12 @@ import { formatGwei } from 'viem';
 export function weiToGwei(wei: bigint): number {
   return Number(formatGwei(wei));
 }
+
+/**
+ * Rounds a gwei figure computed in floating point (an average of stored readings) to whole wei, the
+ * precision every other served gwei figure has: an average of 0.068393635 gwei came out as
+ * 0.06839363500000001, noise past the 9th decimal that no fee has.
+ */
+export function roundGweiToWei(gwei: number): number {
+  return Number(gwei.toFixed(9));
+}

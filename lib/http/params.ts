@@ -4,6 +4,10 @@ import { HttpProblem, type InvalidParam } from './problem';
 
 /** Allowed values of every enumerated query parameter, by name, so a 400 can always list them. */
 const allowedByName = new Map<string, readonly string[]>();
+/** Names of the parameters whose values are whole numbers (`integer`), whose 400 says so, not case. */
+const integerNames = new Set<string>();
+/** A whole number as the allowed values spell one: digits, no sign, no leading zero. */
+const PLAIN_INTEGER = /^(0|[1-9][0-9]*)$/;
 
 /**
  * Declares an enumerated query parameter for a route: one schema serves validation and OpenAPI,
@@ -17,6 +21,8 @@ export function enumQuery<const T extends readonly [string, ...string[]]>(
   options: { description: string; default?: T[number]; integer?: boolean },
 ) {
   allowedByName.set(name, values);
+  if (options.integer) integerNames.add(name);
+  else integerNames.delete(name);
   const base = z.enum(values);
   const param = { param: { name, in: 'query' as const, required: options.default === undefined } };
   // How the document shows a value: as sent, or as the whole number it spells.
@@ -124,9 +130,20 @@ function describeInvalidParams(
     else if (value === undefined) reason = 'is required';
     else if (Array.isArray(value)) reason = 'is repeated; give it exactly once';
     else if (value === '') reason = 'is empty';
-    else reason = `${quote(value)} is not an allowed value (values are case-sensitive)`;
+    else reason = `${quote(value)} is not an allowed value${notAllowedHint(name, value)}`;
     return { name, reason, ...(allowed ? { allowed: [...allowed] } : {}) };
   });
+}
+
+/**
+ * What to say of a value not in the set: of words, that case counts; of a whole number, that it is
+ * written as listed (`1.0` and `01` are refused); nothing for a plain whole number that is just not
+ * one of them (`5`).
+ */
+function notAllowedHint(name: string, value: unknown): string {
+  if (!integerNames.has(name)) return ' (values are case-sensitive)';
+  if (typeof value === 'string' && PLAIN_INTEGER.test(value)) return '';
+  return ' (an integer, written as listed: no decimal point, sign, spaces or leading zeros)';
 }
 
 /** At most this many misspelt names are listed in one problem; a query may carry thousands. */

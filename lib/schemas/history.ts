@@ -18,7 +18,9 @@ export const HistoryPointSchema = z
     timestamp: z.iso
       .datetime()
       .openapi({ description: 'Start of the bucket (UTC), a whole multiple of its size.' }),
-    gasPrice: z.number().openapi({ description: 'Mean of the stored average tier in the bucket (gwei).' }),
+    gasPrice: z.number().openapi({
+      description: 'Mean of the stored average tier in the bucket (gwei), rounded to the wei (9 decimals).',
+    }),
   })
   .openapi('HistoryPoint');
 

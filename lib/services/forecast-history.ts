@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps';
 import type { HourlyGasPoint } from '../forecast';
 import { describeDbError, STORE_READ_DEADLINE_MS } from '../store/database';
 import { readFirstSnapshotAt, readHourlyHistory } from '../store/history-queries';
+import { roundGweiToWei } from '../units';
 
 /** How far back the forecaster looks: four weeks for the weekly shape, two more for its error replay. */
 export const FORECAST_HISTORY_DAYS = 35;
@@ -54,9 +55,15 @@ export function getForecastHistory(
   });
 }
 
-/** The hourly `{timestamp, gasPrice}` points of the stored average tier from `sinceMs` on, oldest first. */
+/**
+ * The hourly `{timestamp, gasPrice}` points of the stored average tier from `sinceMs` on, oldest first,
+ * each hour's mean to the wei (a sum over a count leaves floating-point noise past it).
+ */
 export function selectHourlyPoints(history: ForecastHistory, sinceMs: number) {
   return history.hours
     .filter((hour) => hour.time >= sinceMs)
-    .map((hour) => ({ timestamp: new Date(hour.time).toISOString(), gasPrice: hour.average }));
+    .map((hour) => ({
+      timestamp: new Date(hour.time).toISOString(),
+      gasPrice: roundGweiToWei(hour.average),
+    }));
 }

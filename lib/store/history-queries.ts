@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, gte, lte, sql } from 'drizzle-orm';
 import { l2Snapshots, mainnetHourly, mainnetSnapshots } from '../../drizzle/schema';
+import { roundGweiToWei } from '../units';
 import type { Database } from './database';
 
 const HOUR_MS = 3_600_000;
@@ -75,7 +76,9 @@ export async function readBucketedHistory(
   const rows = await bucketedHistoryQuery(db, window);
   let latestReadAt: number | null = null;
   for (const row of rows) latestReadAt = Math.max(latestReadAt ?? 0, row.latestReadAt.getTime());
-  return { buckets: rows.map((row) => ({ time: row.bucket * 1000, gasPrice: row.gasPrice })), latestReadAt };
+  // avg() in double precision leaves noise past the 9th decimal; a bucket is served to the wei.
+  const buckets = rows.map((row) => ({ time: row.bucket * 1000, gasPrice: roundGweiToWei(row.gasPrice) }));
+  return { buckets, latestReadAt };
 }
 
 /** Reads the raw samples of one L2 network with fromMs < slot start <= toMs, oldest first. */

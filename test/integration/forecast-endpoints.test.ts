@@ -13,12 +13,29 @@ const DAY_MS = 24 * HOUR_MS;
 const HORIZONS = { '6h': 6, '12h': 12, '24h': 24, '7d': 168 } as const;
 const nextHourOf = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS + HOUR_MS;
 
+/** The seeded average tier of every slot in a UTC hour: cheap at 04:00, dear at 16:00. */
+function seededAverage(hour: number): number {
+  return 20 + 10 * Math.sin(((hour - 10) / 24) * 2 * Math.PI);
+}
+
+/**
+ * Each hour's mean is served to the wei (9 decimals), as every other gwei figure: a sum over a count
+ * left floating-point noise past it (0.10144222379999994 for an hour stored as 0.1014422238).
+ */
+function expectHourlyMeansToTheWei(points: { timestamp: string; gasPrice: number }[]): void {
+  expect(points.length).toBeGreaterThan(0);
+  for (const point of points) {
+    const hour = new Date(point.timestamp).getUTCHours();
+    expect(point.gasPrice).toBeCloseTo(seededAverage(hour), 8);
+    expect(point.gasPrice).toBe(Number(point.gasPrice.toFixed(9)));
+  }
+}
+
 /** Ten days of snapshots with a daily shape: cheap at 04:00 UTC, dear at 16:00 UTC. */
 function seededSnapshots(now: number): MainnetSnapshot[] {
   const rows: MainnetSnapshot[] = [];
   for (let slot = slotStartOf(now - 10 * DAY_MS); slot < now - SLOT_MS; slot += SLOT_MS) {
-    const hour = new Date(slot).getUTCHours();
-    const average = 20 + 10 * Math.sin(((hour - 10) / 24) * 2 * Math.PI);
+    const average = seededAverage(new Date(slot).getUTCHours());
     rows.push({
       slotStart: slot,
       readAt: slot + 5_000,
@@ -72,6 +89,7 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     expect(hours[0]).toBe(nextHour - points * HOUR_MS);
     expect(hours.at(-1)).toBeLessThanOrEqual(nextHour - HOUR_MS);
     expect([points - 1, points]).toContain(hours.length);
+    expectHourlyMeansToTheWei(body.historical);
     expect(body.current.source).toBe('rpc-1');
     expect(body.citation).toMatch(/updated \d{4}-\d{2}-\d{2}T/);
     if (body.decision.recommendation === 'send_now') expect(body.decision.expectedSavingsPct).toBe(0);
@@ -125,6 +143,7 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
     const nextHour = Date.parse(body.predictions[0]!.timestamp);
     expect(Date.parse(body.compactHistory[0]!.timestamp)).toBe(nextHour - 24 * HOUR_MS);
     expect([23, 24]).toContain(body.compactHistory.length);
+    expectHourlyMeansToTheWei(body.compactHistory);
     const predictions = GasPredictionsResponseSchema.parse(
       await (await app.request('/api/gas-predictions')).json(),
     );

@@ -192,7 +192,27 @@ describe('history endpoint parameters', () => {
     ['wrong-case network', '?network=Base&hours=24', [['network', '"Base" is not an allowed value']]],
     ['unknown network', '?network=zksync&hours=24', [['network', '"zksync" is not an allowed value']]],
     ['hours not in the set', '?network=base&hours=2', [['hours', '"2" is not an allowed value']]],
-    ['hours as a decimal', '?network=base&hours=24.0', [['hours', '"24.0" is not an allowed value']]],
+    // A number's 400 says how to write one (case means nothing to it).
+    [
+      'hours as a decimal',
+      '?network=base&hours=1.0',
+      [
+        [
+          'hours',
+          '"1.0" is not an allowed value (an integer, written as listed: no decimal point, sign, spaces or leading zeros)',
+        ],
+      ],
+    ],
+    [
+      'hours with a leading zero',
+      '?network=base&hours=01',
+      [
+        [
+          'hours',
+          '"01" is not an allowed value (an integer, written as listed: no decimal point, sign, spaces or leading zeros)',
+        ],
+      ],
+    ],
     ['oversized hours', `?network=base&hours=${oversized}`, [['hours', 'is not an allowed value']]],
   ])(
     'l2-gas-history: %s is a 400 naming each parameter and its allowed values',

@@ -72,13 +72,13 @@ describe('query parameter names', () => {
       },
       {
         name: 'hours',
-        reason: '"5" is not an allowed value (values are case-sensitive)',
+        reason: '"5" is not an allowed value',
         allowed: ['1', '6', '24', '168'],
       },
     ]);
     expect(body.detail).toBe(
       'NETWORK is not a parameter of this endpoint; parameter names are case-sensitive: did you mean network? ' +
-        'hours "5" is not an allowed value (values are case-sensitive); allowed: 1, 6, 24, 168',
+        'hours "5" is not an allowed value; allowed: 1, 6, 24, 168',
     );
   });
 
