@@ -27,8 +27,11 @@ export class SnapshotStoreError extends Error {
  * Writes the 90-second slot holding `firedAt` (SPEC decision 15): mainnet gas and the four L2 networks,
  * read through the services the endpoints use, each part inserted only if absent, so any number of
  * ticks and overlapping runs store a slot once. A slot found complete costs one lookup and no
- * upstream call or write. An upstream failure skips its part (a later tick in the same slot fills it
- * in); the writes and the retention pruning share one transaction, run only when there is something
+ * upstream call or write. An upstream failure skips its part; so does the fleet's back-off after a
+ * failed refresh, unless it ends within 15 s (the read then waits for it and reads, see
+ * lib/store/shared-read.ts afterBackoff). Only a later tick in the same slot can fill a skipped part
+ * in: the Worker's second tick of every other slot; on the Node host, which runs each slot once, it
+ * stays empty. The writes and the retention pruning share one transaction, run only when there is something
  * to write, so a database failure leaves nothing half-written, is logged, and makes the run reject
  * so the scheduler reports it.
  */

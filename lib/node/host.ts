@@ -13,6 +13,7 @@ import { HttpProblem, standaloneProblemResponse } from '../http/problem';
 import { createLogger, type Logger } from '../log';
 import { createLastGoodStore } from '../store/create-last-good';
 import { type DatabaseEngine, nodeEngineSpec, openDatabase } from '../store/engines';
+import { endBackoffWaits } from '../store/shared-read';
 import { SLOT_MS } from '../store/slots';
 import { answerClientError, answerConnect, pathOfTarget } from './client-error';
 import { startSlotScheduler } from './scheduler';
@@ -158,6 +159,9 @@ export async function startNodeHost(
     fastAnswers: routes.answered,
     immediateAnswers: () => immediateAnswers,
     async close() {
+      // A snapshot read waiting for the fleet's back-off to end (up to 15 s) stops waiting: the tick
+      // ends with that part skipped rather than hold the shutdown.
+      endBackoffWaits(deps);
       await scheduler?.stop();
       await closeServer(server);
       await engine?.close();

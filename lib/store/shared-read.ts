@@ -88,6 +88,15 @@ const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 60_000;
 /** How far ahead of this instance's clock another instance's may run before its times are refused. */
 export const CLOCK_SKEW_MS = 30_000;
+/**
+ * A slot's read (`notBefore`) that meets a back-off another read set, ending within this, waits for it
+ * to end (plus up to BACKOFF_WAIT_JITTER_MS, so the fleet's instances do not all come at once), then
+ * reads under the lease as a due entry is read: one instance reads, the others wait for its reading.
+ * A snapshot run (90-s slots; on the Worker a tick up to 60 s in) so still ends well inside its slot:
+ * its read begins by 76 s in at the latest. A longer back-off is not waited for: the part is skipped.
+ */
+export const BACKOFF_WAIT_MAX_MS = 15_000;
+const BACKOFF_WAIT_JITTER_MS = 500;
 
 interface LocalState {
   held: Map<string, Held>;
@@ -99,6 +108,10 @@ interface LocalState {
   notBefore: Map<string, number>;
   /** Bumped on every reading newly held and every requireFreshReading (sharedReadVersion). */
   version: number;
+  /** Ends each slot read's wait for a back-off now under way (endBackoffWaits). */
+  backoffWaits: Set<() => void>;
+  /** Set by endBackoffWaits (the host is shutting down): no slot read waits for a back-off any more. */
+  backoffWaitsEnded: boolean;
 }
 
 type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
@@ -106,16 +119,22 @@ type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
 export interface ReadOptions {
   /**
    * Only a reading taken at or after this time (epoch ms) will do; an older one is refreshed first,
-   * unless the fleet's last refresh failed and is backing off: then the entry is served as it is, with
-   * that failure (a snapshot's slot then skips the reading as a last good one).
+   * unless the fleet's last refresh failed and is backing off: a back-off ending within
+   * BACKOFF_WAIT_MAX_MS is waited for and the entry refreshed then (without `deadlineAt`); else the
+   * entry is served as it is, with that failure (a snapshot's slot then skips the reading as a last
+   * good one).
    */
   notBefore?: number;
   /** The caller's own deadline (epoch ms): store calls never run past it. */
   deadlineAt?: number;
 }
 
-/** ReadOptions with requireFreshReading's demand: a reading since `notBefore` even through a back-off. */
-type RefreshOptions = ReadOptions & { forced?: boolean };
+/**
+ * ReadOptions with requireFreshReading's demand (`forced`: a reading since `notBefore` even through a
+ * back-off), and the retry time of the back-off a slot's read has waited out (`waitedOut`: a failure
+ * retried by then no longer holds it back, and it waits for no other).
+ */
+type RefreshOptions = ReadOptions & { forced?: boolean; waitedOut?: number };
 
 /**
  * Returns the newest reading of `kind`: from this instance's copy while it is fresh, else from the
@@ -159,13 +178,14 @@ function readKind<T>(
     // that failed (a second try now would fail too, and step the fleet's back-off twice). Until
     // 2026-11-28 a read that had only waited for the holder was read again at once, right after the
     // fleet's failed refresh.
+    // A slot's read then waits for that back-off to end if it ends soon (afterBackoff).
     const notBefore = options.notBefore;
     if (notBefore === undefined) return pending;
     return pending.then((reading) =>
       (reading.readAt ?? 0) >= notBefore ||
       reading.failure?.attempted ||
       (reading.failure?.waited && !options.forced)
-        ? reading
+        ? afterBackoff(deps, kind, local, options, reading, false)
         : readKind(deps, kind, options),
     );
   }
@@ -177,7 +197,65 @@ function readKind<T>(
     })
     .finally(() => local.inFlight.delete(kind.key));
   local.inFlight.set(kind.key, started as Promise<SharedReading<unknown>>);
-  return started;
+  // Waited for outside the read in flight, so requests of this instance meanwhile are served from its
+  // copy (or refresh it when the back-off ends) instead of joining the wait.
+  return options.notBefore === undefined
+    ? started
+    : started.then((reading) => afterBackoff(deps, kind, local, options, reading, true));
+}
+
+/**
+ * A slot's read (`notBefore`, neither forced nor with a deadline) that got an entry from before its
+ * slot held back by a failure another read made (found in the entry, the lease holder's it waited
+ * for, or that of a request's read it joined): when that back-off ends within BACKOFF_WAIT_MAX_MS, it
+ * waits for it to end, then reads once more (once only: another failure by then ends it). Until
+ * 2026-11-28 the slot's part was skipped at once, and lost on a host that runs each slot once (the
+ * Node host; on the Worker every other slot) though the upstream was back within seconds.
+ */
+async function afterBackoff<T>(
+  deps: Deps,
+  kind: SharedKind<T>,
+  local: LocalState,
+  options: RefreshOptions,
+  reading: SharedReading<T>,
+  own: boolean,
+): Promise<SharedReading<T>> {
+  const { notBefore, forced, deadlineAt, waitedOut } = options;
+  if (notBefore === undefined || forced || deadlineAt !== undefined || waitedOut !== undefined)
+    return reading;
+  // Its own attempt failed: that is the slot's try, as before.
+  if (!reading.failure || (reading.readAt ?? 0) >= notBefore || (own && reading.failure.attempted))
+    return reading;
+  const retryAt = local.held.get(kind.key)?.entry.failure?.retryAt;
+  if (retryAt === undefined || local.backoffWaitsEnded) return reading;
+  const left = retryAt - deps.now();
+  if (left <= 0 || left > BACKOFF_WAIT_MAX_MS) return reading;
+  if (!(await backoffWait(local, left + Math.random() * BACKOFF_WAIT_JITTER_MS))) return reading;
+  return readKind(deps, kind, { ...options, waitedOut: retryAt });
+}
+
+/** Resolves true after `ms`, or false at once when endBackoffWaits ends it first. */
+function backoffWait(local: LocalState, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const end = (over: boolean) => {
+      clearTimeout(timer);
+      local.backoffWaits.delete(stop);
+      resolve(over);
+    };
+    const stop = () => end(false);
+    const timer = setTimeout(() => end(true), ms);
+    local.backoffWaits.add(stop);
+  });
+}
+
+/**
+ * Ends every slot read's wait for a back-off (afterBackoff), each then served as it was, and keeps any
+ * from starting: the Node host shuts down without waiting up to BACKOFF_WAIT_MAX_MS for its tick.
+ */
+export function endBackoffWaits(deps: Pick<AppDeps, 'state'>): void {
+  const local = localState(deps);
+  local.backoffWaitsEnded = true;
+  for (const stop of [...local.backoffWaits]) stop();
 }
 
 async function refresh<T>(
@@ -185,9 +263,9 @@ async function refresh<T>(
   kind: SharedKind<T>,
   local: LocalState,
   previous: Entry<T> | undefined,
-  { notBefore, deadlineAt, forced = false }: RefreshOptions,
+  { notBefore, deadlineAt, forced = false, waitedOut }: RefreshOptions,
 ): Promise<Held> {
-  const due = (entry: Entry<T> | null) => isDue(kind, entry, deps.now(), notBefore, forced);
+  const due = (entry: Entry<T> | null) => isDue(kind, entry, deps.now(), notBefore, forced, waitedOut);
   const store = deps.lastGood;
   const leaseKey = `${kind.key}:lease`;
   const leaseMs = 2 * deps.config.upstreamTimeoutMs + 1_000;
@@ -350,6 +428,8 @@ function localState(deps: Pick<AppDeps, 'state'>): LocalState {
     storeFailures: 0,
     notBefore: new Map(),
     version: 0,
+    backoffWaits: new Set(),
+    backoffWaitsEnded: false,
   }));
 }
 
@@ -447,7 +527,8 @@ function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
 
 /**
  * Due for a refresh: no reading, or one past its refresh point or older than `notBefore`, unless a
- * failed refresh is backing off (`forced`, requireFreshReading's demand: even then).
+ * failed refresh is backing off (`forced`, requireFreshReading's demand: even then; a back-off
+ * retried by `waitedOut`, which a slot's read has waited out, is over).
  */
 function isDue<T>(
   kind: SharedKind<T>,
@@ -455,13 +536,16 @@ function isDue<T>(
   now: number,
   notBefore: number | undefined,
   forced: boolean,
+  waitedOut?: number,
 ): boolean {
   if (!entry) return true;
   // Asked for explicitly by an operator (requireFreshReading): read again even while a failure backs
-  // off. A snapshot's slot is not: until 2026-11-28 every instance's snapshot read the upstream again
-  // during the fleet's back-off, right after its failed refresh.
+  // off. A snapshot's slot is not (it waits for a back-off that ends soon, afterBackoff): until
+  // 2026-11-28 every instance's snapshot read the upstream again during the fleet's back-off, right
+  // after its failed refresh.
   if (forced && notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
-  if (entry.failure && now < entry.failure.retryAt) return false;
+  const waitedFor = waitedOut !== undefined && entry.failure !== null && entry.failure.retryAt <= waitedOut;
+  if (entry.failure && now < entry.failure.retryAt && !waitedFor) return false;
   if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
   return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry) * (1 - REFRESH_LEAD);
 }

@@ -153,7 +153,7 @@ describe('a fleet reading through the shared Redis entry', () => {
     ['on its own', false],
     ['after joining a request begun on its instance', true],
   ])(
-    "stores nothing for its slot and asks no upstream again when the fleet's refresh fails: a snapshot run %s",
+    "stores nothing for its slot and asks no upstream again when the fleet's refresh fails, backing off past 15 s: a snapshot run %s",
     async (_, joinsRequest) => {
       const [solo] = fleet;
       if (!solo) throw new Error('no instance');
@@ -168,6 +168,11 @@ describe('a fleet reading through the shared Redis entry', () => {
       );
       const before = reads();
       clock += 31_000;
+      // Two refreshes failed before (their back-off over): the holder's is the third, backing off for
+      // 20 s, longer than a slot's read waits for (a shorter one: the case below).
+      const stored = JSON.parse(String(await redis.command('GET', MAINNET_KEY))) as Record<string, unknown>;
+      const failure = { kind: 'error', retryAt: clock - 1_000, count: 2 };
+      await redis.command('SET', MAINNET_KEY, JSON.stringify({ ...stored, failure }), 'KEEPTTL');
       // A slot that began a second ago: the fleet's entry was read 30 s before it. Every instance (a
       // Node host each, on its own timer) runs its snapshot at the slot's start.
       const slotStart = clock - 1_000;
@@ -187,7 +192,51 @@ describe('a fleet reading through the shared Redis entry', () => {
       const entry = JSON.parse(String(await redis.command('GET', MAINNET_KEY))) as {
         failure: { count: number; retryAt: number };
       };
-      expect(entry.failure).toMatchObject({ count: 1, retryAt: clock + 5_000 });
+      expect(entry.failure).toMatchObject({ count: 3, retryAt: clock + 20_000 });
+    },
+  );
+
+  it.each([
+    ['on its own', false],
+    ['after joining a request begun on its instance', true],
+  ])(
+    "fills its slot once the fleet's short back-off after a failed refresh has ended: one attempt during it, one read after it: a snapshot run %s",
+    async (_, joinsRequest) => {
+      const [solo] = fleet;
+      if (!solo) throw new Error('no instance');
+      expect((await solo.request('/api/gas')).status).toBe(200);
+      // The holder's attempt fails (each provider and the explorer answer HTTP 500 once, after 0.3 s,
+      // so every instance meets its lease and waits for it); the upstream is healthy again at once.
+      await Promise.all(
+        [...up.mainnet, up.etherscan].flatMap((sim) => [
+          sim.fault('delay', { ms: 300, times: 1 }),
+          sim.fault('http-500', { times: 1 }),
+        ]),
+      );
+      const before = reads();
+      clock += 31_000;
+      const slotStart = clock - 1_000;
+      // Every instance's snapshot meets the holder's failure and its 5-s back-off (a real wait: the
+      // clock stands still), then reads under the lease.
+      const slots = await Promise.all(
+        fleet.map(async (member) => {
+          const request = joinsRequest ? getCurrentGas(member.deps).catch(() => null) : null;
+          const slot = await readMainnetForSlot(member.deps, slotStart);
+          await request;
+          return slot;
+        }),
+      );
+      // The holder's failed attempt during the back-off, one read after it for the whole fleet. Until
+      // 2026-11-28 every slot was skipped as `only a last good reading` (and before that change,
+      // every other instance read the upstream itself after its 2-s wait for the holder).
+      expect(diff(reads(), before).mainnet).toBe(up.mainnet.length + 1 + 1);
+      // A run whose own read was the failed attempt (the holder's, when it joined no request) had its
+      // try and skips, as before; every other instance's slot is filled with the one reading.
+      const filled = slots.flatMap((slot) => ('row' in slot ? [slot.row] : []));
+      expect(filled).toHaveLength(joinsRequest ? INSTANCES : INSTANCES - 1);
+      for (const row of filled) expect(row).toMatchObject({ slotStart, readAt: clock });
+      const entry = JSON.parse(String(await redis.command('GET', MAINNET_KEY))) as { failure: unknown };
+      expect(entry.failure).toBeNull();
     },
   );
 

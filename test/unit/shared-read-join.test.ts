@@ -1,6 +1,7 @@
 // lib/store/shared-read.ts: a caller that asks for a reading taken since `notBefore` (a snapshot's
-// slot) and finds a read in flight, begun for a request, waits for it and reads again only when it
-// served an older entry without trying the upstream.
+// slot) and finds a read in flight, begun for a request, waits for it and reads again at once only
+// when it served an older entry without trying the upstream (after a failed try, once the back-off it
+// set has ended: see shared-read-slot-backoff.test.ts).
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
@@ -47,15 +48,20 @@ it('reads again for a slot when the read it joined served the fleet entry from b
   expect(reads()).toBe(1);
 });
 
-it('does not try a failing upstream again for a slot when the read it joined has just tried it', async () => {
+it('does not try a failing upstream again at once for a slot when the read it joined has just tried it, but once its back-off has ended', async () => {
+  let fails = 1;
   const { kind, reads } = kindReading('test:join-failing', () => {
-    throw new Error('upstream down');
+    if (fails-- > 0) throw new Error('upstream down');
+    return 2;
   });
-  // No fleet entry: the request's read goes to the upstream itself, and fails.
+  // No fleet entry: the request's read goes to the upstream itself, and fails (a 5-s back-off).
   const deps = createTestDeps({}, { now: () => NOW, lastGood: createMemoryLastGoodStore(() => NOW) });
   const request = readThrough(deps, kind);
   const snapshot = readThrough(deps, kind, { notBefore: SLOT_START });
   expect((await request).failure).toMatchObject({ attempted: true });
-  expect((await snapshot).failure).toMatchObject({ attempted: true });
   expect(reads()).toBe(1);
+  // The slot's read waits for the back-off the request's failure set (a real 5 s: the clock stands
+  // still), then reads once. Until 2026-11-28 it took the request's failure, and the slot was skipped.
+  expect(await snapshot).toMatchObject({ value: 2, readAt: NOW, failure: null });
+  expect(reads()).toBe(2);
 });

@@ -64,11 +64,13 @@ describe('Worker reading through the shared Redis entry', () => {
     ]);
     const entry = JSON.parse(String(raw)) as Entry;
     // A slot begun 10 s ago; the fleet's reading was taken 5 s before it, and another isolate's refresh
-    // of it has just failed: the fleet backs off for 5 s.
+    // of it has just failed for the fourth time: the fleet backs off for 40 s, longer than a slot's
+    // read waits for a back-off to end (15 s; a shorter one it waits out, then reads: until
+    // 2026-11-28 it skipped that too).
     const slotStart = Date.now() - 10_000;
     const readAt = slotStart - 5_000;
     const value = { ...entry.value, updatedAt: new Date(readAt).toISOString() };
-    const failure = { kind: 'error', retryAt: Date.now() + 5_000, count: 1 };
+    const failure = { kind: 'error', retryAt: Date.now() + 40_000, count: 4 };
     const failed = JSON.stringify({ value, readAt, failure });
     await redis().set(key, failed, { px: 60_000 });
     await redis().set(`${key}:read-at`, String(readAt), { px: 60_000 });
