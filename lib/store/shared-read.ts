@@ -285,7 +285,10 @@ async function refresh<T>(
   if (!skippingStore(local, deps.now())) {
     try {
       const found = await within(store.get(kind.key));
-      const current = newest(readEntry(found), mine);
+      // The entry as found in the store: a failure the holder writes while this call waits differs
+      // from its failure (this instance's own copy, newer, may hold none).
+      const stored = readEntry(found);
+      const current = newest(stored, mine);
       local.storeFailures = 0;
       if (!due(current)) return hold(kind, current!, deps.now(), false, false);
       const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
@@ -336,7 +339,10 @@ async function refresh<T>(
           // reading since `notBefore` (a snapshot's slot) stops here too: until 2026-11-28 it waited
           // on, then read the upstream itself right after the fleet's failed refresh and wrote its
           // failure over the holder's with the count of the entry it had found first.
-          const waited = polled.failure !== null && polled.failure.retryAt !== current?.failure?.retryAt;
+          // Until 2026-11-28 (later that day) it was compared with the failure of `current`, which
+          // may be this instance's own newer copy without one: the store's old back-off, found at
+          // once, was then named as the holder's failure (a price `stale-error`, not `stale-cooldown`).
+          const waited = polled.failure !== null && polled.failure.retryAt !== stored?.failure?.retryAt;
           return { ...hold(kind, polled, deps.now(), false, false), waited };
         }
         // Another document than the one found, that this instance cannot use (times out of range for
