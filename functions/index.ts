@@ -4,7 +4,7 @@ import type { AppDeps } from '../lib/deps';
 import { createCoalescingCache } from '../lib/http/cache';
 import { edgeLifetime } from '../lib/http/cache-control';
 import { etagMatches } from '../lib/http/cached-json';
-import { edgeCopy, restoreOwnCacheControl } from '../lib/http/edge-copy';
+import { edgeCopy, serveEdgeCopy } from '../lib/http/edge-copy';
 import { HttpProblem, standaloneProblemResponse } from '../lib/http/problem';
 import { createLogger } from '../lib/log';
 import { createLastGoodStore } from '../lib/store/create-last-good';
@@ -123,7 +123,7 @@ async function answer(app: ApiApp, request: Request, env: Env, ctx: ExecutionCon
     const res = notModified
       ? new Response(null, { status: 304, headers: hit.headers })
       : new Response(hit.body, hit);
-    restoreOwnCacheControl(res.headers);
+    serveEdgeCopy(res.headers, Date.now());
     if (notModified) {
       res.headers.delete('Content-Type');
       res.headers.delete('Content-Length');

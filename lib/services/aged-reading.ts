@@ -8,8 +8,9 @@ const SLOT_MS = 12_000;
 
 /**
  * How long after it is served an answer carrying a reading may still be used: the 30-s Cache-Control
- * of /api/gas, /api/dashboard and /api/gas-predictions (lib/http/cache-control.ts; the edge keeps a
- * copy no longer), and a second for the Node host's 100-ms reuse of a rendered answer and rounding.
+ * of /api/gas, /api/dashboard and /api/gas-predictions (lib/http/cache-control.ts; an edge copy is
+ * served with its Age, lib/http/edge-copy.ts, so the edge and a browser together keep it no longer),
+ * and a second for the Node host's 100-ms reuse of a rendered answer and rounding.
  */
 export const ANSWER_USE_MS = 31_000;
 

@@ -129,6 +129,59 @@ describe('Worker host in workerd', () => {
     expect(await res.json()).toEqual({ predictions: [] });
   });
 
+  it('serves an edge copy with its Age, the seconds since the app made it, and its own Cache-Control', async () => {
+    const url = 'https://gas.test/api/gas?edge-age-test';
+    const own = 'public, max-age=30, s-maxage=30';
+    // What the Worker stored for an answer of its (edgeCopy, stamped when the app answered), 17 s later.
+    const made = Date.now();
+    await (caches as unknown as { default: Cache }).default.put(
+      url,
+      edgeCopy(new Response('{"low":1}', { headers: { 'Cache-Control': own, ETag: '"g"' } }), 30, made),
+    );
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(made + 17_000);
+    const ask = async (headers: Record<string, string> = {}) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request(url, { headers }), env, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    try {
+      // A browser then keeps it for the 13 s left of its 30, not 30 s more (until 2026-11-28: no Age).
+      const res = await ask();
+      expect(res.headers.get('X-Edge-Cache')).toBe('HIT');
+      expect(res.headers.get('Age')).toBe('17');
+      expect(res.headers.get('Cache-Control')).toBe(own);
+      expect(res.headers.has('X-Edge-Stored-At')).toBe(false);
+      expect(await res.json()).toEqual({ low: 1 });
+      const notModified = await ask({ 'If-None-Match': '"g"' });
+      expect(notModified.status).toBe(304);
+      expect(notModified.headers.get('Age')).toBe('17');
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('stamps the copy it keeps at the edge with the time the app answered, served as its Age on a hit', async () => {
+    const url = 'https://gas.test/openapi.json?edge-age-stamp-test';
+    const made = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(made);
+    try {
+      const first = createExecutionContext();
+      const miss = await worker.fetch(new Request(url), env, first);
+      await waitOnExecutionContext(first);
+      expect(miss.headers.get('X-Edge-Cache')).toBeNull();
+      expect(miss.headers.has('Age')).toBe(false);
+      clock.mockReturnValue(made + 42_000);
+      const second = createExecutionContext();
+      const hit = await worker.fetch(new Request(url), env, second);
+      expect(hit.headers.get('X-Edge-Cache')).toBe('HIT');
+      expect(hit.headers.get('Age')).toBe('42');
+      expect(hit.headers.get('Cache-Control')).toBe('public, max-age=300, s-maxage=300');
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it('answers a configuration it cannot start with as a 500 problem with CORS, naming no value', async () => {
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
