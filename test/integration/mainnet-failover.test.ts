@@ -126,7 +126,9 @@ describe('GET /api/gas when the primary provider fails', () => {
     const deps = createTestDeps(upstreams.env);
     const { res, body } = await getGas(deps);
     expect(res.status).toBe(200);
-    expect(body.source).toBe(labelOf(1));
+    // The next provider, or the one after it when the next was slow past the hedge delay (a loaded
+    // machine: CI once got rpc-3 here); never the failing primary.
+    expect([labelOf(1), labelOf(2)]).toContain(body.source);
     expect(body.low as number).toBeLessThanOrEqual(body.average as number);
     expect(body.average as number).toBeLessThanOrEqual(body.high as number);
     expect(loggedFailure(deps, labelOf(0), kind)).toBe(true);
