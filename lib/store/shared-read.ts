@@ -312,8 +312,12 @@ async function refresh<T>(
       // Until 2026-11-28 a caller with a deadline waited 2 s at most (before that, 1 s for ETH), then read
       // every source itself though the holder was still within its budget: with CoinGecko hung, every
       // instance that met the holder did.
+      // A slot's read that waited out a back-off waits for the holder's whole lease: reading here too
+      // would be a second attempt of the fleet right after the back-off.
       const waitEnd =
-        deadlineAt === undefined ? deps.now() + HOLDER_WAIT_MS : deadlineAt - HOLDER_WAIT_RESERVE_MS;
+        deadlineAt !== undefined
+          ? deadlineAt - HOLDER_WAIT_RESERVE_MS
+          : deps.now() + (waitedOut !== undefined ? leaseMs : HOLDER_WAIT_MS);
       // Bounded by the timers' own delays as well, should the clock stand still or go back meanwhile.
       const waitMs = waitEnd - deps.now();
       // The newest entry seen while waiting: a read of this instance's own after the wait counts its
@@ -343,7 +347,10 @@ async function refresh<T>(
           // may be this instance's own newer copy without one: the store's old back-off, found at
           // once, was then named as the holder's failure (a price `stale-error`, not `stale-cooldown`).
           const waited = polled.failure !== null && polled.failure.retryAt !== stored?.failure?.retryAt;
-          return { ...hold(kind, polled, deps.now(), false, false), waited };
+          // This instance's own copy may hold a newer reading than the store's: serve that one, under
+          // the store's back-off.
+          const served = newest(polled, mine) ?? polled;
+          return { ...hold(kind, { ...served, failure: polled.failure }, deps.now(), false, false), waited };
         }
         // Another document than the one found, that this instance cannot use (times out of range for
         // its clock, a shape it cannot read): the holder's, so waiting on would end with nothing. Until
@@ -361,6 +368,7 @@ async function refresh<T>(
         const entry = { value: current?.value ?? null, readAt: current?.readAt ?? null, failure: null };
         return hold(kind, entry, deps.now(), false, false);
       }
+      if (waitedOut !== undefined && seen) return hold(kind, seen, deps.now(), false, false);
       // The holder is late: read here and share the result with the others.
       deps.log.warn('lease holder late; reading upstream here', { key: kind.key });
       return await readAndShare(deps, kind, local, seen, null, deadlineAt, unreadableAt);

@@ -40,8 +40,12 @@ it("does not take a back-off the store held when its wait began for the holder's
   // Another instance holds the lease: this one's copy is past its cadence, so it waits, and its first
   // poll finds the store's entry backing off, the very failure that was there when it began.
   expect((await store.lease(`${KEY}:lease`, 5_000, KEY)).taken).toBe(true);
+  // It serves its own newer reading (2, 35 s old) under the store's back-off: until 2026-11-28 it
+  // served the store's older one (1, 50 s old), which near the 5-minute limit could leave a price
+  // `unavailable` beside a usable quote.
   expect(await readThrough(deps, kind)).toMatchObject({
-    value: 1,
+    value: 2,
+    readAt: NOW - 35_000,
     failure: { kind: 'timeout', attempted: false, waited: false },
   });
 });
