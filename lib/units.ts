@@ -1,4 +1,4 @@
-import { formatGwei } from 'viem';
+import { formatGwei, parseGwei } from 'viem';
 
 /**
  * Converts wei to gwei without losing a digit: sub-gwei fees are the norm (mainnet at 0.03 gwei, L2s at
@@ -7,6 +7,11 @@ import { formatGwei } from 'viem';
  */
 export function weiToGwei(wei: bigint): number {
   return Number(formatGwei(wei));
+}
+
+/** Converts a served gwei figure (whole wei: 9 decimals at most) back to its exact wei. */
+export function gweiToWei(gwei: number): bigint {
+  return parseGwei(gwei.toFixed(9));
 }
 
 /**

@@ -1,7 +1,6 @@
-import { parseGwei } from 'viem';
 import { computeMaxFeePerGas, TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../oracle/max-fee';
 import type { WalletGasFields } from '../schemas/wallet-gas';
-import { weiToGwei } from '../units';
+import { gweiToWei, weiToGwei } from '../units';
 
 /** Mainnet's slot: at most one block, so at most one full block's base-fee rise, each 12 s. */
 const SLOT_MS = 12_000;
@@ -51,13 +50,13 @@ export function countSlotsToAnswerEnd(reading: AgeableReading, nowMs: number): n
 export function ageReading<R extends AgeableReading>(reading: R, nowMs: number, aged: boolean): R {
   if (!aged) return reading;
   const blocks = countSlotsToAnswerEnd(reading, nowMs);
-  const nextBaseFee = toWei(reading.nextBaseFee);
+  const nextBaseFee = gweiToWei(reading.nextBaseFee);
   const tiers = Object.fromEntries(
     TIER_NAMES.map((name) => {
       const tier = reading.tiers[name];
       const maxFee = computeMaxFeePerGas(
         nextBaseFee,
-        toWei(tier.maxPriorityFeePerGas),
+        gweiToWei(tier.maxPriorityFeePerGas),
         TIER_HEADROOM_BLOCKS[name] + blocks,
       );
       return [
@@ -86,5 +85,3 @@ function describeAging(reading: AgeableReading, blocks: number): string {
     'next base fee, tiers, tips and waits are as read.'
   );
 }
-
-const toWei = (gwei: number) => parseGwei(gwei.toFixed(9));

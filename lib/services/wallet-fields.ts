@@ -1,4 +1,3 @@
-import { parseGwei } from 'viem';
 import { settleWithin } from '../async';
 import type { AppDeps } from '../deps';
 import { computeMaxFeePerGas, TIER_HEADROOM_BLOCKS, TIER_NAMES } from '../oracle/max-fee';
@@ -6,7 +5,7 @@ import { trendFromGasUsed } from '../oracle/wallet-fees';
 import type { WalletGasFields } from '../schemas/wallet-gas';
 import { rankBaseFeeAmongLastWeek } from '../store/base-fee-rank';
 import { describeDbError } from '../store/database';
-import { weiToGwei } from '../units';
+import { gweiToWei, weiToGwei } from '../units';
 import type { EtherscanGasReading } from '../upstream/etherscan';
 import type { RpcGasReading } from '../upstream/rpc-mainnet-gas';
 
@@ -55,13 +54,12 @@ export function toWalletFields(rpc: RpcGasReading): LiveWalletFields {
 export function deriveExplorerWalletFields(
   explorer: Pick<EtherscanGasReading, 'low' | 'average' | 'high' | 'baseFee' | 'gasUsedRatios'>,
 ): LiveWalletFields & Pick<EtherscanGasReading, 'low' | 'average' | 'high'> {
-  const toWei = (value: number) => parseGwei(value.toFixed(9));
-  const nextBaseFee = toWei(explorer.baseFee);
+  const nextBaseFee = gweiToWei(explorer.baseFee);
   let previous = 0n;
   const served = {} as Pick<EtherscanGasReading, 'low' | 'average' | 'high'>;
   const tiers = Object.fromEntries(
     TIER_NAMES.map((name) => {
-      const over = toWei(explorer[name]) - nextBaseFee;
+      const over = gweiToWei(explorer[name]) - nextBaseFee;
       const tip = over > previous ? over : previous;
       previous = tip;
       const maxFee = computeMaxFeePerGas(nextBaseFee, tip, TIER_HEADROOM_BLOCKS[name]);

@@ -1,8 +1,9 @@
-import { formatGwei, parseGwei } from 'viem';
+import { formatGwei } from 'viem';
 import type { AppDeps } from '../../deps';
 import { getL2Network, type L2NetworkId } from '../../l2/networks';
 import { computeOperatorFeeWei } from '../../l2/operator-fee';
 import { getL2Gas } from '../../services/l2-gas';
+import { gweiToWei } from '../../units';
 import { ToolArgumentError, type ToolOutput, ToolUnavailableError } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
 import type { TransactionCostArgs, transactionCostOutput } from './transaction-cost';
@@ -38,9 +39,9 @@ export async function estimateL2(
   // With no pair (a tip not read, a reading too old for one), the chain's minimum tip still applies.
   const tipWei =
     reading.maxPriorityFeePerGas !== null
-      ? parseGwei(reading.maxPriorityFeePerGas.toFixed(9))
+      ? gweiToWei(reading.maxPriorityFeePerGas)
       : (network.minPriorityFeeWei ?? null);
-  const baseFeeWei = reading.baseFee === null ? null : parseGwei(reading.baseFee.toFixed(9));
+  const baseFeeWei = reading.baseFee === null ? null : gweiToWei(reading.baseFee);
   const pairPriceWei = baseFeeWei === null || tipWei === null ? null : baseFeeWei + tipWei;
   const belowMinimum =
     baseFeeWei !== null &&

@@ -1,15 +1,13 @@
-import { parseGwei } from 'viem';
 import type { AppDeps } from '../../deps';
 import { GAS_PER_BLOB } from '../../oracle/blob-fees';
 import { getCurrentGas, STALE_PREFIX } from '../../services/current-gas';
 import { getEthPrice } from '../../services/eth-price';
+import { gweiToWei } from '../../units';
 import { MAINNET_TX_GAS_CAP, MAINNET_TX_MAX_BLOBS } from '../inputs';
 import { ToolArgumentError, type ToolOutput } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
 import type { TransactionCostArgs, transactionCostOutput } from './transaction-cost';
 import { describeCost, describeStaleReading, mainnetNotes } from './transaction-cost-text';
-
-const toWei = (gwei: number) => parseGwei(gwei.toFixed(9));
 
 /**
  * Prices a mainnet transaction at a tier: execution at the tier's fee per gas, and for `blobs` > 0 the
@@ -40,11 +38,15 @@ export async function estimateMainnet(
   const gasPriceGwei = gas[tier];
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
-    gasPriceWei: toWei(gasPriceGwei),
+    gasPriceWei: gweiToWei(gasPriceGwei),
     nativeUsd: price.usd,
     l1DataFee: 'none',
     ...(args.blobs > 0
-      ? { blobFee: { wei: blobPrice === null ? null : BigInt(args.blobs) * GAS_PER_BLOB * toWei(blobPrice) } }
+      ? {
+          blobFee: {
+            wei: blobPrice === null ? null : BigInt(args.blobs) * GAS_PER_BLOB * gweiToWei(blobPrice),
+          },
+        }
       : {}),
   });
   const wallet = gas.tiers[tier];
