@@ -45,11 +45,15 @@ export function countSlotsToAnswerEnd(reading: AgeableReading, nowMs: number): n
  * the block charges). The waits stay as read. The next base fee, the tips
  * and so `low` / `average` / `high` stay as read (SPEC extension 16: next base fee plus tip).
  * Computed from the next base fee and the tips alone, so aging an aged reading again is the same as
- * aging it once. A reading that is not aged is returned as it is (the same object).
+ * aging it once. A reading that is not aged is returned as it is (the same object), and an aged one
+ * is the same object while the blocks counted stay the same: the endpoints then serve their rendered
+ * bytes and the dashboard its assembled answer, instead of rebuilding both at every request.
  */
 export function ageReading<R extends AgeableReading>(reading: R, nowMs: number, aged: boolean): R {
   if (!aged) return reading;
   const blocks = countSlotsToAnswerEnd(reading, nowMs);
+  const last = agedCopies.get(reading);
+  if (last?.blocks === blocks) return last.aged as R;
   const nextBaseFee = gweiToWei(reading.nextBaseFee);
   const tiers = Object.fromEntries(
     TIER_NAMES.map((name) => {
@@ -69,8 +73,13 @@ export function ageReading<R extends AgeableReading>(reading: R, nowMs: number, 
       ];
     }),
   ) as WalletGasFields['tiers'];
-  return { ...reading, tiers, walletFeesNote: describeAging(reading, blocks) };
+  const copy = { ...reading, tiers, walletFeesNote: describeAging(reading, blocks) };
+  agedCopies.set(reading, { blocks, aged: copy });
+  return copy;
 }
+
+/** Each reading's last aged copy and the blocks it counted (held as long as the reading is). */
+const agedCopies = new WeakMap<AgeableReading, { blocks: number; aged: AgeableReading }>();
 
 /**
  * The note of an aged reading. It changes only with the blocks counted (the reading's age to the

@@ -69,10 +69,21 @@ export async function getCurrentGas(
   if (shared.value && age < CURRENT_GAS_TTL_MS && !shared.failure) return shared.value;
   if (shared.value && age <= MAX_STALE_MS) {
     if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
-    return ageReading({ ...shared.value, source: `${STALE_PREFIX}${shared.value.source}` }, deps.now(), true);
+    return ageReading(staleCopyOf(shared.value), deps.now(), true);
   }
   throw gasUnavailable();
 }
+
+/** The last good reading labelled `stale:`, one copy per reading (so ageReading can reuse its aged copy). */
+function staleCopyOf(reading: CurrentGasReading): CurrentGasReading {
+  let copy = staleCopies.get(reading);
+  if (!copy) {
+    copy = { ...reading, source: `${STALE_PREFIX}${reading.source}` };
+    staleCopies.set(reading, copy);
+  }
+  return copy;
+}
+const staleCopies = new WeakMap<CurrentGasReading, CurrentGasReading>();
 
 /**
  * A reading as served at `nowMs` (ageReading): aged when it is a last good one (`stale:`) or served

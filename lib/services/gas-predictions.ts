@@ -37,9 +37,19 @@ export async function getGasPredictions(deps: AppDeps, timeframe: ForecastHorizo
   const forecast = await makeGasPredictions(deps, timeframe);
   // The reading is served as /api/gas would serve it now (serveReading): a last good one, or one past
   // its live window while the forecast made from it is cached, has its max fees aged at every answer.
+  // The same object while the aged reading is (ageReading reuses it), so the dashboard's assembled
+  // answer and the rendered bytes are reused too.
   const current = serveReading(forecast.current, deps.now());
-  return current === forecast.current ? forecast : { ...forecast, current };
+  if (current === forecast.current) return forecast;
+  const last = servedForecasts.get(forecast);
+  if (last?.current === current) return last;
+  const served = { ...forecast, current };
+  servedForecasts.set(forecast, served);
+  return served;
 }
+
+/** Each forecast's last copy served with an aged reading. */
+const servedForecasts = new WeakMap<GasPredictions, GasPredictions>();
 
 function makeGasPredictions(deps: AppDeps, timeframe: ForecastHorizon): Promise<GasPredictions> {
   const key = gasPredictionsCacheKey(timeframe);
