@@ -126,7 +126,9 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
     // An OP Stack reading without a live L1 fee is retried as soon as a degraded answer is: SPEC 2.10's
     // wallet fee and feeCompleteness depend on it. So is an Arbitrum reading without live L1 units (none
     // or kept: kept ones are stored apart, l1GasUnits null): the MCP estimate's total depends on them
-    // (SPEC extension 17). The operator fee is additive and keeps the normal
+    // (SPEC extension 17). Units (or an L1 fee) another provider gave when the gas price's failed are
+    // live and keep the normal cadence: until 2026-11-28 the NodeInterface was not asked again, so a
+    // provider whose NodeInterface failed for good kept Arbitrum on 15 s. The operator fee is additive and keeps the normal
     // cadence when it alone failed: each refresh asks for it again, its last good value stands for at
     // most 5 minutes meanwhile, then it is served as unknown (null, feeNote). On the degraded cadence a
     // provider whose oracle lacks getOperatorFee cost about four times the upstream reads, for good.
@@ -138,8 +140,8 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
     async read(previous) {
       try {
         const live = await readL2Network(deps, network);
-        // An oracle read alone failed: its last good answer (at most 5 minutes old) stands, with its time;
-        // the L1 fee and the operator fee each on their own.
+        // An oracle read alone failed (on every provider asked): its last good answer (at most 5 minutes
+        // old) stands, with its time; the L1 fee and the operator fee each on their own.
         const kept = network.hasL1DataFee ? previous : null;
         const l1 =
           kept && live.l1FeeWei === null
@@ -149,7 +151,8 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
           kept && live.operatorFee === null
             ? lastGood(kept.operatorFee, kept.operatorFeeReadAt ?? kept.readAt, live.readAt)
             : null;
-        // Arbitrum's L1 component likewise, when the NodeInterface alone failed: units and base fee together.
+        // Arbitrum's L1 component likewise, when the NodeInterface alone failed (on every provider asked):
+        // units and base fee together.
         const l1Gas =
           network.hasL1GasUnits && previous && live.l1GasUnits === null
             ? lastGoodL1Gas(previous, live.readAt)

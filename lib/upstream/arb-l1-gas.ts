@@ -31,8 +31,8 @@ export interface ArbL1Component {
 }
 
 /**
- * Reads, through `call` (the provider that also answered the gas price), Arbitrum's L1 component of
- * the representative ETH transfer: NodeInterface.gasEstimateL1Component(to, false, 0x) at 0x...C8,
+ * Reads, through `call` (the provider that also answered the gas price, or when its call failed
+ * another one), Arbitrum's L1 component of the representative ETH transfer: NodeInterface.gasEstimateL1Component(to, false, 0x) at 0x...C8,
  * keeping both the gas units and the L2 base fee it returns. `isSaneBaseFee` checks the base fee
  * (the network's sane gas-price range); a zero one could not have priced the units.
  */

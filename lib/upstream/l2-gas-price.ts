@@ -45,10 +45,19 @@ export interface L2LiveReading {
   baseFeeWei: bigint | null;
   /** The chain's own tip suggestion (eth_maxPriorityFeePerGas); null where tips are ignored or it failed. */
   suggestedTipWei: bigint | null;
-  /** Arbitrum: gas units of the representative transfer's L1 component; null elsewhere or when it failed. */
+  /**
+   * Arbitrum: gas units of the representative transfer's L1 component; null elsewhere or when every
+   * provider asked failed. From the gas price's provider, else from another one (asked as the OP
+   * Stack oracle fees are).
+   */
   l1GasUnits: bigint | null;
-  /** Arbitrum: the L2 base fee the NodeInterface computed those units with (and Nitro charges them at). */
+  /**
+   * Arbitrum: the L2 base fee the NodeInterface computed those units with (and Nitro charges them at),
+   * from the same answer as the units, so from the same provider.
+   */
   l1GasBaseFeeWei: bigint | null;
+  /** Why Arbitrum's L1 component is missing; undefined when it was read or is not applicable. */
+  l1GasFailure?: RpcFailureKind;
   blockNumber: bigint;
   /** Timestamp (Unix seconds) of the provider's latest block. */
   blockTimestamp: number;
@@ -74,12 +83,13 @@ interface Sample {
 
 /**
  * Reads one L2 network live: `eth_gasPrice`, the latest block (freshness) and, on OP Stack networks,
- * the GasPriceOracle's `getL1Fee` and the operator fee (`getOperatorFee`, the L1Block parameters) are
- * asked at once of one provider, with the shared pool's chain-id check, hedged failover and cooldown.
- * A gas price outside the network's sane range rejects the provider. A failed oracle read does not:
- * the reading keeps its gas price, and the fee that failed (the L1 fee, the operator fee: each on its
- * own, one's failure never costs the other) is asked once more of the other providers, for at most
- * UPSTREAM_TIMEOUT_MS and within twice that overall.
+ * the GasPriceOracle's `getL1Fee` and the operator fee (`getOperatorFee`, the L1Block parameters), on
+ * Arbitrum the NodeInterface's L1 component, are asked at once of one provider, with the shared pool's
+ * chain-id check, hedged failover and cooldown. A gas price outside the network's sane range rejects
+ * the provider. A failed contract read does not: the reading keeps its gas price, and the read that
+ * failed (the L1 fee, the operator fee, the L1 component: each on its own, one's failure never costs
+ * another) is asked once more of the other providers, for at most UPSTREAM_TIMEOUT_MS and within
+ * twice that overall.
  * Throws an RpcPoolError when no provider gives a valid, fresh gas price.
  */
 export async function readL2Network(
@@ -106,17 +116,12 @@ export async function readL2Network(
     },
   );
   const { gasPriceWei, l1, operatorFee, head, baseFeeWei, tip, l1Gas } = answer.value;
-  for (const [part, settled] of [
-    ['priority fee', tip],
-    ['l1 gas units', l1Gas],
-  ] as const) {
-    if (settled && 'failure' in settled)
-      deps.log.warn(`${part} read failed`, {
-        network: network.id,
-        provider: answer.provider,
-        kind: settled.failure,
-      });
-  }
+  if (tip && 'failure' in tip)
+    deps.log.warn('priority fee read failed', {
+      network: network.id,
+      provider: answer.provider,
+      kind: tip.failure,
+    });
   const reading: L2LiveReading = {
     gasPriceWei,
     l1FeeWei: l1 && 'value' in l1 ? l1.value : null,
@@ -135,9 +140,9 @@ export async function readL2Network(
   const others = readyProviders(poolHealth, pool.providers, deps.now()).filter(
     (p) => p.label !== answer.provider,
   );
-  /** Asks the other providers once for an oracle read that failed; its failure kind when none gives it. */
+  /** Asks the other providers once for a contract read that failed; its failure kind when none gives it. */
   async function retry<T>(
-    part: 'l1 fee' | 'operator fee',
+    part: 'l1 fee' | 'operator fee' | 'l1 gas units',
     failure: RpcFailureKind,
     read: (call: RpcCall) => Promise<T>,
   ): Promise<{ value: T } | { failure: RpcFailureKind }> {
@@ -145,11 +150,11 @@ export async function readL2Network(
     const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt));
     if (others.length === 0 || leftMs < 200) return { failure };
     try {
-      // Its own health record: a failing oracle call must not put a provider whose gas price is
+      // Its own health record: a failing contract call must not put a provider whose gas price is
       // good on hold in the network's pool.
       const pool = createRpcPool(deps, {
         ...options,
-        name: `${network.id}:${part.replace(' ', '-')}`,
+        name: `${network.id}:${part.replaceAll(' ', '-')}`,
         providers: others,
         deadlineMs: leftMs,
         // Contract calls are never batched (README, Providers): a provider's batch limit cannot cost them.
@@ -164,10 +169,16 @@ export async function readL2Network(
       return { failure };
     }
   }
-  const [l1Retried, operatorFeeRetried] = await Promise.all([
+  const [l1Retried, operatorFeeRetried, l1GasRetried] = await Promise.all([
     l1 && 'failure' in l1 ? retry('l1 fee', l1.failure, (call) => readL1FeeWei(call, network.chainId)) : null,
     operatorFee && 'failure' in operatorFee
       ? retry('operator fee', operatorFee.failure, readOperatorFee)
+      : null,
+    // The units and the base fee they were computed with come from one answer, so one provider.
+    l1Gas && 'failure' in l1Gas
+      ? retry('l1 gas units', l1Gas.failure, (call) =>
+          readArbitrumL1Component(call, isSaneBaseFeeOf(network)),
+        )
       : null,
   ]);
   if (l1Retried) {
@@ -177,6 +188,12 @@ export async function readL2Network(
   if (operatorFeeRetried) {
     if ('value' in operatorFeeRetried) reading.operatorFee = operatorFeeRetried.value;
     else reading.operatorFeeFailure = operatorFeeRetried.failure;
+  }
+  if (l1GasRetried) {
+    if ('value' in l1GasRetried) {
+      reading.l1GasUnits = l1GasRetried.value.gasUnits;
+      reading.l1GasBaseFeeWei = l1GasRetried.value.baseFeeWei;
+    } else reading.l1GasFailure = l1GasRetried.failure;
   }
   return reading;
 }
@@ -198,8 +215,9 @@ async function readSample(
   const operatorFee = network.hasL1DataFee ? settle(readOperatorFee(contract)) : null;
   const tip =
     network.priorityFee === 'market' ? settle(readQuantity(call, 'eth_maxPriorityFeePerGas')) : null;
-  const isSaneBaseFee = (wei: bigint) => isSaneGasPriceGwei(network, weiToGwei(wei));
-  const l1Gas = network.hasL1GasUnits ? settle(readArbitrumL1Component(contract, isSaneBaseFee)) : null;
+  const l1Gas = network.hasL1GasUnits
+    ? settle(readArbitrumL1Component(contract, isSaneBaseFeeOf(network)))
+    : null;
   const [gasPriceWei, block] = await Promise.all([
     getGasPrice(client),
     getBlock(client, { blockTag: 'latest' }),
@@ -237,6 +255,11 @@ async function readSample(
     tip: tipSettled,
     l1Gas: l1GasSettled,
   };
+}
+
+/** Whether a base fee the NodeInterface returned is in the network's sane gas-price range. */
+function isSaneBaseFeeOf(network: L2Network): (wei: bigint) => boolean {
+  return (wei) => isSaneGasPriceGwei(network, weiToGwei(wei));
 }
 
 /** Turns a read into a value or a failure kind, so one optional read never fails the reading. */

@@ -1,6 +1,7 @@
 import { parseGwei } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
+import { L2_NETWORKS } from '../../lib/l2/networks';
 import { estimateL2 } from '../../lib/mcp/tools/transaction-cost-l2';
 import { type L2GasResponse, L2GasResponseSchema } from '../../lib/schemas/l2-gas';
 import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
@@ -408,6 +409,75 @@ describe("GET /api/l2-gas when Arbitrum's NodeInterface call fails", () => {
     },
   ];
 
+  it("reads the L1 component, with its own base fee, from the next provider when only the first one's NodeInterface fails", async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.arbitrum;
+    // Distinct base fees and units, so the served pair names the provider it came from.
+    primary!.setBaseFees([parseGwei('0.0111')]);
+    primary!.setL1GasEstimate(7_000n);
+    backup!.setBaseFees([parseGwei('0.0097')]);
+    backup!.setL1GasEstimate(9_000n);
+    await primary!.fault('rpc-error', {
+      ...NODE_INTERFACE_CALL,
+      code: -32000,
+      message: 'execution reverted',
+    });
+    const { deps, get, logs } = instance();
+    const body = await get();
+    // The gas price is the first provider's; the units are the second's, read fresh, not kept.
+    expectLiveAt(body, 'arbitrum', PRIMARY.arbitrum);
+    const arbitrum = item(body, 'arbitrum');
+    expect(arbitrum.estimatedL1GasUnits).toBe(9_000);
+    // Its note is the network's own, as for units read with the gas price: nothing kept, nothing missing.
+    expect(arbitrum.feeNote).toBe(L2_NETWORKS.find((n) => n.id === 'arbitrum')?.feeNote);
+    expect(body.citation).toMatch(
+      new RegExp(`updated ${new Date(clock).toISOString().replace(/\./g, '\\.')}$`),
+    );
+    // The units go with the base fee the same NodeInterface answer gave (Nitro's basis), the second's.
+    const estimate = await estimateL2(deps, { network: 'arbitrum', gasLimit: 21_000, blobs: 0 }, 'arbitrum');
+    expect(estimate.data.l1GasUnits).toBe(9_000);
+    expect(estimate.data.l1DataFee?.wei).toBe(String(9_000n * parseGwei('0.0097')));
+    expect(estimate.data.notes.join(' ')).not.toMatch(/last good/);
+    const stored = (await deps.lastGood.get('l2-gas:v2:arbitrum')) as { value: Record<string, unknown> };
+    expect(stored.value).toMatchObject({ l1GasUnits: '9000', l1GasBaseFeeWei: String(parseGwei('0.0097')) });
+    expect(stored.value.l1GasKept ?? null).toBeNull();
+    // The failure is logged against the first provider, which the network's pool does not strike for it.
+    expect(logged(logs, 'l1 gas units read failed')).toEqual([
+      { network: 'arbitrum', provider: 'arbitrum-main', kind: 'rpc-error' },
+    ]);
+    expect(logged(logs, 'l1 gas units unavailable')).toEqual([]);
+    expect(logged(logs, 'rpc attempt failed')).not.toContainEqual(
+      expect.objectContaining({ pool: 'arbitrum' }),
+    );
+
+    // A fresh answer is a good one: neither the answer nor Arbitrum's entry is degraded, so 16 s on
+    // (past the 15-s cadence) the entry still serves, even to an answer assembled anew.
+    const reads = () =>
+      up.l2.arbitrum.reduce((sum, sim) => sum + (sim.requests.byMethod.eth_gasPrice ?? 0), 0);
+    const before = reads();
+    clock += 16_000;
+    expect(item(await get(), 'arbitrum').estimatedL1GasUnits).toBe(9_000);
+    deps.cache.delete(L2_GAS_CACHE_KEY);
+    expect(item(await get(), 'arbitrum').estimatedL1GasUnits).toBe(9_000);
+    expect(reads()).toBe(before);
+  });
+
+  it('asks the other providers for the L1 component again only if the network pool would ask them now', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.arbitrum;
+    // The first provider is rate-limited for a minute; the second serves the gas price, but its
+    // NodeInterface call fails: the retry must not go back to the first inside its Retry-After.
+    await primary!.fault('http-429', { retryAfter: 60 });
+    await backup!.fault('rpc-error', { ...NODE_INTERFACE_CALL, code: -32000, message: 'execution reverted' });
+    const { get } = instance();
+    const arbitrum = item(await get(), 'arbitrum');
+    expect(arbitrum.gasPriceGwei).toBe(gwei(HEALTHY.arbitrum));
+    expect(arbitrum.estimatedL1GasUnits).toBeNull();
+    // Its only NodeInterface call is the first attempt's own (answered 429 beside the gas-price batch).
+    const contractCalls = primary!.requests.log.filter((r) => !r.keys.includes('eth_gasPrice'));
+    expect(contractCalls.map((r) => r.keys)).toEqual([['eth_call']]);
+  });
+
   it("keeps the NodeInterface's last good L1 component for 5 minutes when only its call fails, reading it again every 15 s", async () => {
     setKnownState(HEALTHY);
     for (const sim of up.l2.arbitrum) {
@@ -428,6 +498,15 @@ describe("GET /api/l2-gas when Arbitrum's NodeInterface call fails", () => {
     expect(arbitrum.gasPriceGwei).toBe(gwei(HEALTHY.arbitrum));
     expect(arbitrum.feeNote).not.toContain('last good reading');
     expect(arbitrum.estimatedL1GasUnits).toBe(9_000);
+    // Asked of the other provider as well, which failed too: only then does the last good one stand.
+    const [failed] = logged(deps.logs, 'l1 gas units read failed');
+    const other = failed?.provider === 'arbitrum-main' ? 'arbitrum-backup' : 'arbitrum-main';
+    expect(logged(deps.logs, 'l1 gas units unavailable')).toEqual([
+      {
+        network: 'arbitrum',
+        failures: [expect.objectContaining({ provider: other, kind: 'rpc-error' })],
+      },
+    ]);
     expect(arbitrum.feeNote).toContain(
       `estimatedL1GasUnits is the NodeInterface's last good answer (gasEstimateL1Component), taken at ${new Date(readAt).toISOString()} (61 s earlier)`,
     );
@@ -478,7 +557,8 @@ describe("GET /api/l2-gas when Arbitrum's NodeInterface call fails", () => {
       // Both providers alike, so whichever answers first, the read is the same.
       setKnownState(HEALTHY);
       await arrange();
-      const { get, logs } = instance();
+      // A short budget where the call hangs: it is asked of the other provider too, which hangs as well.
+      const { get, logs } = instance(kind === 'timeout' ? 1000 : 10_000);
       const body = await get();
       const arbitrum = item(body, 'arbitrum');
       expectLiveAt(body, 'arbitrum', HEALTHY.arbitrum);
