@@ -148,14 +148,25 @@ function answerFeeHistory(params: unknown[], ctx: CallContext): unknown {
   };
 }
 
+/**
+ * The block a state call (eth_call, eth_getStorageAt) names, as geth resolves it: one above this
+ * node's head is not there yet (a node behind the one that served the head, behind the same URL).
+ */
+function stateBlock(tag: unknown, ctx: CallContext): number {
+  const n = resolveBlock(tag, ctx);
+  if (n > ctx.model.headNumber(ctx.view)) throw new RpcError(-32000, 'header not found');
+  return n;
+}
+
 function answerCall(params: unknown[], ctx: CallContext): Hex {
   const call = (params[0] ?? {}) as { to?: string; data?: Hex; input?: Hex };
   const data = call.data ?? call.input ?? '0x';
+  const block = stateBlock(params[1], ctx);
   const oracle = ctx.model.profile.opOracle;
   const arbL1 = ctx.model.profile.arbL1PricePerUnit;
   if (arbL1 !== undefined && call.to?.toLowerCase() === NODE_INTERFACE) {
     const pricing = {
-      baseFee: ctx.model.fees(ctx.model.headNumber(ctx.view), ctx.view).baseFee,
+      baseFee: ctx.model.fees(block, ctx.view).baseFee,
       l1PricePerUnit: arbL1,
     };
     const result = callNodeInterface(data, pricing, ctx.model.overrides.l1GasEstimate ?? ctx.view.absurd);
@@ -180,19 +191,23 @@ function answerCall(params: unknown[], ctx: CallContext): Hex {
   };
   const result = callGasPriceOracle(data, state, {
     gasPrice: model.gasPrice(view),
-    baseFee: model.fees(model.headNumber(view), view).baseFee,
+    baseFee: model.fees(block, view).baseFee,
     l1Fee: absurd !== undefined ? absurd * 100_000n : model.overrides.l1Fee,
   });
   if (!result.ok) throw new RpcError(3, 'execution reverted', '0x');
   return result.data;
 }
 
-/** eth_getStorageAt: a 32-byte word; OP Stack L1Block's operator fee slot, every other slot 0. */
+/**
+ * eth_getStorageAt at a block the node has: a 32-byte word; OP Stack L1Block's operator fee slot,
+ * every other slot 0.
+ */
 function answerStorageAt(params: unknown[], ctx: CallContext): Hex {
   const [address, slot] = params;
   if (typeof address !== 'string' || typeof slot !== 'string' || !/^0x[0-9a-f]{1,64}$/i.test(slot)) {
     throw new RpcError(-32602, 'invalid argument: address and storage slot expected');
   }
+  stateBlock(params[2], ctx);
   const oracle = ctx.model.profile.opOracle;
   const fee = ctx.model.overrides.operatorFee ?? oracle?.operatorFee;
   const word = fee && address.toLowerCase() === L1_BLOCK ? l1BlockStorageAt(BigInt(slot), fee) : 0n;
