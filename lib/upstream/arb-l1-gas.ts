@@ -1,5 +1,5 @@
 import { type Address, decodeFunctionResult, encodeFunctionData, isHex, parseAbi } from 'viem';
-import type { RpcCall } from './op-l1-fee';
+import type { ReadBlock, RpcCall } from './op-l1-fee';
 import { REPRESENTATIVE_RECIPIENT } from './op-l1-fee';
 
 /** Arbitrum's NodeInterface, a virtual contract Nitro answers on eth_call (SPEC.md extension 17). */
@@ -33,19 +33,20 @@ export interface ArbL1Component {
 /**
  * Reads, through `call` (the provider that also answered the gas price, or when its call failed
  * another one), Arbitrum's L1 component of the representative ETH transfer: NodeInterface.gasEstimateL1Component(to, false, 0x) at 0x...C8,
- * keeping both the gas units and the L2 base fee it returns. `isSaneBaseFee` checks the base fee
- * (the network's sane gas-price range); a zero one could not have priced the units.
+ * keeping both the gas units and the L2 base fee it returns, asked at `block`. `isSaneBaseFee` checks
+ * the base fee (the network's sane gas-price range); a zero one could not have priced the units.
  */
 export async function readArbitrumL1Component(
   call: RpcCall,
   isSaneBaseFee: (wei: bigint) => boolean,
+  block: ReadBlock = 'latest',
 ): Promise<ArbL1Component> {
   const data = encodeFunctionData({
     abi: nodeInterfaceAbi,
     functionName: 'gasEstimateL1Component',
     args: [REPRESENTATIVE_RECIPIENT, false, '0x'],
   });
-  const result = await call('eth_call', [{ to: NODE_INTERFACE_ADDRESS, data }, 'latest']);
+  const result = await call('eth_call', [{ to: NODE_INTERFACE_ADDRESS, data }, block]);
   if (typeof result !== 'string' || !isHex(result) || result.length !== 2 + 64 * 3) {
     throw new ArbL1GasError('gasEstimateL1Component answer is not three words');
   }

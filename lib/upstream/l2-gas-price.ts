@@ -1,3 +1,4 @@
+import { toHex } from 'viem';
 import { getBlock, getGasPrice } from 'viem/actions';
 import { settleWithin } from '../async';
 import { type AppDeps, getState } from '../deps';
@@ -5,12 +6,14 @@ import { isSaneGasPriceGwei, type L2Network } from '../l2/networks';
 import type { OperatorFeeReading } from '../l2/operator-fee';
 import { weiToGwei } from '../units';
 import { type ArbL1Component, readArbitrumL1Component } from './arb-l1-gas';
-import { type RpcCall, readL1FeeWei } from './op-l1-fee';
+import { type ReadBlock, type RpcCall, readL1FeeWei } from './op-l1-fee';
 import { readOperatorFee } from './op-operator-fee';
 import { classifyRpcError, RpcAttemptError, type RpcFailureKind, RpcPoolError } from './rpc-errors';
+import { assertFresh, type BlockStamp } from './rpc-freshness';
 import { createPoolHealth, readyProviders } from './rpc-health';
 import {
   createRpcPool,
+  freshnessLimitsOf,
   getPoolStateKey,
   isQuantity,
   type RpcClient,
@@ -75,7 +78,7 @@ interface Sample {
   gasPriceWei: bigint;
   l1: Settled<bigint>;
   operatorFee: Settled<OperatorFeeReading>;
-  head: { number: bigint; timestamp: number };
+  head: BlockStamp;
   baseFeeWei: bigint | null;
   tip: Settled<bigint>;
   l1Gas: Settled<ArbL1Component>;
@@ -89,7 +92,7 @@ interface Sample {
  * the provider. A failed contract read does not: the reading keeps its gas price, and the read that
  * failed (the L1 fee, the operator fee, the L1 component: each on its own, one's failure never costs
  * another) is asked once more of the other providers, for at most UPSTREAM_TIMEOUT_MS and within
- * twice that overall.
+ * twice that overall, each one's head checked first as the gas price's was and the read asked at it.
  * Throws an RpcPoolError when no provider gives a valid, fresh gas price.
  */
 export async function readL2Network(
@@ -111,9 +114,7 @@ export async function readL2Network(
   const pool = createRpcPool(deps, options);
   const answer = await pool.request(
     (client, _, side, answered) => readSample(client, side, network, answered),
-    {
-      stampOf: (sample) => ({ blockNumber: sample.head.number, timestamp: sample.head.timestamp }),
-    },
+    { stampOf: (sample) => sample.head },
   );
   const { gasPriceWei, l1, operatorFee, head, baseFeeWei, tip, l1Gas } = answer.value;
   if (tip && 'failure' in tip)
@@ -126,7 +127,7 @@ export async function readL2Network(
     gasPriceWei,
     l1FeeWei: l1 && 'value' in l1 ? l1.value : null,
     operatorFee: operatorFee && 'value' in operatorFee ? operatorFee.value : null,
-    blockNumber: head.number,
+    blockNumber: head.blockNumber,
     blockTimestamp: head.timestamp,
     provider: answer.provider,
     readAt: deps.now(),
@@ -140,11 +141,21 @@ export async function readL2Network(
   const others = readyProviders(poolHealth, pool.providers, deps.now()).filter(
     (p) => p.label !== answer.provider,
   );
-  /** Asks the other providers once for a contract read that failed; its failure kind when none gives it. */
+  const limits = freshnessLimitsOf(options);
+  /**
+   * Asks the other providers once for a contract read that failed; its failure kind when none gives it.
+   * Each one's latest block is read first and checked as the gas price's was (its age, and its lag
+   * behind the best block the network's pool has seen, the answer just taken included); the read is
+   * then asked at that block. A stale or lagging provider is refused as the network's pool refuses
+   * it, without its contract call being asked, and the answer is from the state that was checked: a
+   * node behind that block (another one behind the same URL) refuses the call, a failure too. Until
+   * 2026-11-28 the read went out at `latest` with no block checked, so a provider minutes behind gave
+   * its L1 fee, operator fee or L1 gas units as live.
+   */
   async function retry<T>(
     part: 'l1 fee' | 'operator fee' | 'l1 gas units',
     failure: RpcFailureKind,
-    read: (call: RpcCall) => Promise<T>,
+    read: (call: RpcCall, block: ReadBlock) => Promise<T>,
   ): Promise<{ value: T } | { failure: RpcFailureKind }> {
     deps.log.warn(`${part} read failed`, { network: network.id, provider: answer.provider, kind: failure });
     const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt));
@@ -160,7 +171,13 @@ export async function readL2Network(
         // Contract calls are never batched (README, Providers): a provider's batch limit cannot cost them.
         batch: false,
       });
-      return { value: (await pool.request((client) => read(rpcCall(client)))).value };
+      const retried = await pool.request(async (client) => {
+        const head = headOf(await getBlock(client, { blockTag: 'latest' }));
+        // Against the network pool's best block: the retry pool's own has seen no gas price.
+        assertFresh(head, poolHealth, limits, deps.now());
+        return read(rpcCall(client), toHex(head.blockNumber));
+      });
+      return { value: retried.value };
     } catch (error) {
       // The retry pool's failures per provider (labels and kinds only), not one kind for the pool's error.
       const failures =
@@ -170,14 +187,16 @@ export async function readL2Network(
     }
   }
   const [l1Retried, operatorFeeRetried, l1GasRetried] = await Promise.all([
-    l1 && 'failure' in l1 ? retry('l1 fee', l1.failure, (call) => readL1FeeWei(call, network.chainId)) : null,
+    l1 && 'failure' in l1
+      ? retry('l1 fee', l1.failure, (call, block) => readL1FeeWei(call, network.chainId, block))
+      : null,
     operatorFee && 'failure' in operatorFee
       ? retry('operator fee', operatorFee.failure, readOperatorFee)
       : null,
     // The units and the base fee they were computed with come from one answer, so one provider.
     l1Gas && 'failure' in l1Gas
-      ? retry('l1 gas units', l1Gas.failure, (call) =>
-          readArbitrumL1Component(call, isSaneBaseFeeOf(network)),
+      ? retry('l1 gas units', l1Gas.failure, (call, block) =>
+          readArbitrumL1Component(call, isSaneBaseFeeOf(network), block),
         )
       : null,
   ]);
@@ -222,9 +241,7 @@ async function readSample(
     getGasPrice(client),
     getBlock(client, { blockTag: 'latest' }),
   ]);
-  if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
-    throw new RpcAttemptError('malformed', 'latest block without number or timestamp');
-  }
+  const head = headOf(block);
   const { max } = network.saneGasPriceGwei;
   if (!isSaneGasPriceGwei(network, weiToGwei(gasPriceWei))) {
     throw new RpcAttemptError('absurd', 'gas price out of range');
@@ -250,11 +267,19 @@ async function readSample(
     gasPriceWei,
     l1: l1Settled,
     operatorFee: operatorFeeSettled,
-    head: { number: block.number, timestamp: Number(block.timestamp) },
+    head,
     baseFeeWei,
     tip: tipSettled,
     l1Gas: l1GasSettled,
   };
+}
+
+/** The number and time of a provider's latest block; a block without them is a malformed answer. */
+function headOf(block: { number: bigint | null; timestamp: bigint } | null | undefined): BlockStamp {
+  if (typeof block?.number !== 'bigint' || typeof block.timestamp !== 'bigint') {
+    throw new RpcAttemptError('malformed', 'latest block without number or timestamp');
+  }
+  return { blockNumber: block.number, timestamp: Number(block.timestamp) };
 }
 
 /** Whether a base fee the NodeInterface returned is in the network's sane gas-price range. */

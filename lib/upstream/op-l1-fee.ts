@@ -80,10 +80,21 @@ export function decodeL1Fee(result: unknown): bigint {
 export type RpcCall = (method: string, params: unknown[]) => Promise<unknown>;
 
 /**
- * Reads the L1 data fee (wei) of the representative transfer from the GasPriceOracle, through `call`
- * (the provider that also answered the gas price, so both figures describe the same chain state).
+ * The block a contract read is asked at: `latest`, or a block number (a JSON-RPC quantity) whose head
+ * was read and checked first, so the answer comes from that state (a node without it refuses).
  */
-export async function readL1FeeWei(call: RpcCall, chainId: number): Promise<bigint> {
+export type ReadBlock = 'latest' | Hex;
+
+/**
+ * Reads the L1 data fee (wei) of the representative transfer from the GasPriceOracle, through `call`
+ * (the provider that also answered the gas price, so both figures describe the same chain state, or
+ * when that call failed another one, at the block its head was checked at).
+ */
+export async function readL1FeeWei(
+  call: RpcCall,
+  chainId: number,
+  block: ReadBlock = 'latest',
+): Promise<bigint> {
   const request = buildL1FeeCall(serializeRepresentativeTransfer(chainId));
-  return decodeL1Fee(await call('eth_call', [request, 'latest']));
+  return decodeL1Fee(await call('eth_call', [request, block]));
 }

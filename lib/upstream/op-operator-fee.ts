@@ -1,7 +1,7 @@
 import { type Address, encodeFunctionData, isHex, parseAbi, parseEther } from 'viem';
 import { TRANSFER_GAS } from '../l2/fees';
 import type { OperatorFeeReading } from '../l2/operator-fee';
-import { GAS_PRICE_ORACLE_ADDRESS, type RpcCall } from './op-l1-fee';
+import { GAS_PRICE_ORACLE_ADDRESS, type ReadBlock, type RpcCall } from './op-l1-fee';
 
 /** The OP Stack L1Block predeploy, which holds the operator fee parameters since Isthmus. */
 export const L1_BLOCK_ADDRESS: Address = '0x4200000000000000000000000000000000000015';
@@ -57,14 +57,17 @@ function decodeUintWord(result: unknown, what: string, bits: number): bigint {
  * getOperatorFee(21000), exact to the wei whichever formula the chain's fork applies, and the
  * parameters from L1Block's storage, both asked in the same tick. A revert (an oracle without
  * getOperatorFee) is a failure, not a zero: both chains are past Isthmus. It is read apart from the L1
- * data fee, whose reading its failure never touches.
+ * data fee, whose reading its failure never touches. Both are asked at `block`.
  */
-export async function readOperatorFee(call: RpcCall): Promise<OperatorFeeReading> {
+export async function readOperatorFee(
+  call: RpcCall,
+  block: ReadBlock = 'latest',
+): Promise<OperatorFeeReading> {
   // The parameters only price other gas amounts: a provider without eth_getStorageAt (or a broken
   // answer) costs those, not the transfer's fee.
   const [fee, slot] = await Promise.all([
-    call('eth_call', [buildOperatorFeeCall(), 'latest']),
-    call('eth_getStorageAt', [L1_BLOCK_ADDRESS, OPERATOR_FEE_PARAMS_SLOT, 'latest']).catch(() => null),
+    call('eth_call', [buildOperatorFeeCall(), block]),
+    call('eth_getStorageAt', [L1_BLOCK_ADDRESS, OPERATOR_FEE_PARAMS_SLOT, block]).catch(() => null),
   ]);
   const transferFeeWei = decodeUintWord(fee, 'getOperatorFee', 256);
   if (!isSaneOperatorFeeWei(transferFeeWei))

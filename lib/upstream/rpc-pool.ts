@@ -109,6 +109,15 @@ export interface RpcPool {
 
 type PoolDeps = Pick<AppDeps, 'fetch' | 'now' | 'log' | 'state'>;
 
+/** The freshness limits a pool with these options applies to every answer it checks (60 s of age by default). */
+export function freshnessLimitsOf(options: Partial<FreshnessLimits>): FreshnessLimits {
+  return {
+    maxBlockAgeMs: options.maxBlockAgeMs ?? 60_000,
+    // Three mainnet slots.
+    maxLagMs: options.maxLagMs ?? 36_000,
+  };
+}
+
 /**
  * Creates a pool over a chain's providers for one request or cron run (clients are not shared across
  * requests); provider health, chain-id checks and the best block seen live in `deps.state` and so
@@ -118,11 +127,7 @@ export function createRpcPool(deps: PoolDeps, options: RpcPoolOptions): RpcPool 
   const providers = options.providers.map(({ url, label }) => ({ key: url, url, label }));
   const hedgeDelayMs = options.hedgeDelayMs ?? DEFAULT_HEDGE_DELAY_MS;
   const deadlineMs = options.deadlineMs ?? options.timeoutMs + hedgeDelayMs;
-  const limits: FreshnessLimits = {
-    maxBlockAgeMs: options.maxBlockAgeMs ?? 60_000,
-    // Three mainnet slots.
-    maxLagMs: options.maxLagMs ?? 36_000,
-  };
+  const limits = freshnessLimitsOf(options);
   const health = getState(deps, getPoolStateKey(options.name, options.chainId), createPoolHealth);
 
   async function attempt<T>(

@@ -16,7 +16,12 @@ import {
   startUpstreams,
   type Upstreams,
 } from '../upstreams';
-import { KNOWN_L2_GAS_WEI, setKnownState as setKnownStateOf } from '../upstreams/known-state';
+import {
+  KNOWN_L2_GAS_WEI,
+  KNOWN_OP_L1_FEE_WEI,
+  KNOWN_OP_OPERATOR_FEE,
+  setKnownState as setKnownStateOf,
+} from '../upstreams/known-state';
 
 /*
  * Every fault a single L2 provider can show (README "Layer 2 gas": the same chain-id, sanity and
@@ -583,6 +588,147 @@ describe("GET /api/l2-gas when Arbitrum's NodeInterface call fails", () => {
       }
     },
   );
+});
+
+// README "Layer 2 gas": a contract read asked again of another provider is held to the freshness
+// checks the gas price's provider passed, and asked at the block that was checked.
+describe('GET /api/l2-gas when a failed contract read is asked again of a provider whose head is old', () => {
+  const CONTRACT_CALLS = { methods: ['eth_call'] };
+  const REVERTED = { ...CONTRACT_CALLS, code: -32000, message: 'execution reverted' };
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  /** Contract calls the second provider was asked, and whether the network's pool asked it too (a hedge). */
+  function backupAsked(name: L2Name) {
+    const backup = up.l2[name][1]!;
+    const calls = backup.requests.byMethod.eth_call ?? 0;
+    const gasPrices = backup.requests.byMethod.eth_gasPrice ?? 0;
+    return {
+      newCalls: () => (backup.requests.byMethod.eth_call ?? 0) - calls,
+      hedged: () => (backup.requests.byMethod.eth_gasPrice ?? 0) > gasPrices,
+    };
+  }
+
+  it('arbitrum: a second provider whose head is 10 minutes old gives no L1 component; the last good one stands', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.arbitrum;
+    for (const sim of up.l2.arbitrum) {
+      sim.setBaseFees([parseGwei('0.0097')]);
+      sim.setL1GasEstimate(9_000n);
+    }
+    const { deps, get, logs } = instance();
+    const readAt = clock;
+    expect(item(await get(), 'arbitrum').estimatedL1GasUnits).toBe(9_000);
+
+    // The first provider's NodeInterface call now fails; the second's head is 10 minutes old, and its
+    // units and base fee distinct, so units it gave would show.
+    await primary!.fault('rpc-error', REVERTED);
+    await backup!.fault('stale');
+    backup!.setBaseFees([parseGwei('0.0111')]);
+    backup!.setL1GasEstimate(7_000n);
+    const asked = backupAsked('arbitrum');
+    clock += 61_000;
+    const arbitrum = item(await get(), 'arbitrum');
+    expect(arbitrum.gasPriceGwei).toBe(gwei(PRIMARY.arbitrum));
+    // Its answer is a failure: the last good units stand, with their time, as when every provider fails.
+    expect(arbitrum.estimatedL1GasUnits).toBe(9_000);
+    expect(arbitrum.feeNote).toContain(
+      `estimatedL1GasUnits is the NodeInterface's last good answer (gasEstimateL1Component), taken at ${iso(readAt)} (61 s earlier)`,
+    );
+    const estimate = await estimateL2(deps, { network: 'arbitrum', gasLimit: 21_000, blobs: 0 }, 'arbitrum');
+    expect(estimate.data.l1DataFee?.wei).toBe(String(9_000n * parseGwei('0.0097')));
+    expect(logged(logs, 'l1 gas units unavailable')).toEqual([
+      {
+        network: 'arbitrum',
+        failures: [expect.objectContaining({ provider: 'arbitrum-backup', kind: 'stale' })],
+      },
+    ]);
+    // Refused on its head, before its NodeInterface was asked (unless the network's pool asked it too).
+    if (!asked.hedged()) expect(asked.newCalls()).toBe(0);
+  });
+
+  it('optimism: a second provider whose head is 10 minutes old gives neither oracle fee; the last good ones stand', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.optimism;
+    for (const sim of up.l2.optimism) sim.setOperatorFee(KNOWN_OP_OPERATOR_FEE.optimism);
+    const { get, logs } = instance();
+    const readAt = clock;
+    const good = item(await get(), 'optimism');
+    expect(good.estimatedL1DataFeeUsd).toBeGreaterThan(0);
+    expect(good.estimatedOperatorFeeUsd).toBeGreaterThan(0);
+
+    // Both oracle calls (getL1Fee, getOperatorFee) now fail on the first provider; the second's head is
+    // 10 minutes old and its fees distinct.
+    await primary!.fault('rpc-error', REVERTED);
+    await backup!.fault('stale');
+    backup!.setL1Fee(KNOWN_OP_L1_FEE_WEI.optimism * 3n);
+    backup!.setOperatorFee({ fork: 'jovian', scalar: 7, constant: 1n });
+    clock += 61_000;
+    const optimism = item(await get(), 'optimism');
+    expect(optimism.gasPriceGwei).toBe(gwei(PRIMARY.optimism));
+    expect(optimism.estimatedL1DataFeeUsd).toBe(good.estimatedL1DataFeeUsd);
+    expect(optimism.estimatedOperatorFeeUsd).toBe(good.estimatedOperatorFeeUsd);
+    expect(optimism.feeCompleteness).toBe('full_estimate');
+    expect(optimism.feeNote).toContain(
+      `The L1 data fee is the GasPriceOracle's last good answer, taken at ${iso(readAt)} (61 s earlier)`,
+    );
+    expect(optimism.feeNote).toContain(`It is the oracle's last good answer, taken at ${iso(readAt)}`);
+    for (const part of ['l1 fee', 'operator fee']) {
+      expect(logged(logs, `${part} unavailable`)).toEqual([
+        {
+          network: 'optimism',
+          failures: [expect.objectContaining({ provider: 'optimism-backup', kind: 'stale' })],
+        },
+      ]);
+    }
+  });
+
+  it('base: a second provider 45 s behind the best head (under the 60-s age limit) is refused as lag, as the network pool refuses it', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.base;
+    await primary!.fault('rpc-error', REVERTED);
+    await backup!.fault('lag', { blocks: Math.ceil(45_000 / BLOCK_MS.base) });
+    backup!.setL1Fee(KNOWN_OP_L1_FEE_WEI.base * 3n);
+    const { get, logs } = instance();
+    const base = item(await get(), 'base');
+    expect(base.gasPriceGwei).toBe(gwei(PRIMARY.base));
+    // No last good fee yet: the L1 fee is unknown, not the lagging provider's.
+    expect(base.estimatedL1DataFeeUsd).toBeNull();
+    expect(base.feeCompleteness).toBe('execution_only');
+    expect(logged(logs, 'l1 fee unavailable')).toEqual([
+      { network: 'base', failures: [expect.objectContaining({ provider: 'base-backup', kind: 'lag' })] },
+    ]);
+  });
+
+  it('arbitrum: the call is asked at the block whose head was checked, so a node behind it (behind the same URL) cannot answer it', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.arbitrum;
+    await primary!.fault('rpc-error', REVERTED);
+    // The second provider's head is fresh, but its contract calls reach a node 2 minutes behind.
+    await backup!.fault('lag', { ...CONTRACT_CALLS, blocks: 480 });
+    backup!.setL1GasEstimate(7_000n);
+    const { get, logs } = instance();
+    const arbitrum = item(await get(), 'arbitrum');
+    expect(arbitrum.gasPriceGwei).toBe(gwei(PRIMARY.arbitrum));
+    expect(arbitrum.estimatedL1GasUnits).toBeNull();
+    // The node answers that it has no such block yet.
+    expect(logged(logs, 'l1 gas units unavailable')).toEqual([
+      {
+        network: 'arbitrum',
+        failures: [expect.objectContaining({ provider: 'arbitrum-backup', kind: 'rpc-error', code: -32000 })],
+      },
+    ]);
+  });
+
+  it('arbitrum: a second provider whose head is fresh gives the L1 component, read at that head', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.arbitrum;
+    await primary!.fault('rpc-error', REVERTED);
+    backup!.setBaseFees([parseGwei('0.0097')]);
+    backup!.setL1GasEstimate(7_000n);
+    const { get, logs } = instance();
+    expect(item(await get(), 'arbitrum').estimatedL1GasUnits).toBe(7_000);
+    expect(logged(logs, 'l1 gas units unavailable')).toEqual([]);
+  });
 });
 
 describe('GET /api/l2-gas when every provider of one network fails', () => {
