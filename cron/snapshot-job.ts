@@ -16,6 +16,8 @@ export interface SnapshotResult {
   l2: string[];
   /** Rows deleted for being older than the retention windows. */
   pruned: { mainnet: number; l2: number };
+  /** The parts the slot still lacks after this run (`mainnet`, L2 network ids); empty once complete. */
+  missing: string[];
 }
 
 /** The history store failed during a run; nothing of the run was stored and the next run retries. */
@@ -55,6 +57,8 @@ export async function runSnapshotJob(deps: AppDeps, firedAt: number): Promise<Sn
       }
       const mainnetRow = mainnet && 'row' in mainnet ? mainnet.row : undefined;
       const mainnetOutcome = mainnet && 'skipped' in mainnet ? 'skipped' : 'exists';
+      // A part this run inserts counts as stored whoever's insert wins.
+      const missing = [...(mainnetOutcome === 'skipped' ? ['mainnet'] : []), ...Object.keys(l2.skipped)];
       // Nothing new to store (slot complete, or every part skipped): no transaction, no pruning.
       if (!mainnetRow && l2.rows.length === 0) {
         return {
@@ -62,6 +66,7 @@ export async function runSnapshotJob(deps: AppDeps, firedAt: number): Promise<Sn
           mainnet: mainnetOutcome,
           l2: [],
           pruned: { mainnet: 0, l2: 0 },
+          missing,
         } satisfies SnapshotResult;
       }
       return db.transaction(async (tx) => {
@@ -75,6 +80,7 @@ export async function runSnapshotJob(deps: AppDeps, firedAt: number): Promise<Sn
           mainnet: mainnetWritten ? 'written' : mainnetOutcome,
           l2: l2Written,
           pruned,
+          missing,
         } satisfies SnapshotResult;
       });
     });

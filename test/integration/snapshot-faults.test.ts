@@ -55,6 +55,8 @@ describe('snapshot job when upstreams fail', () => {
     const result = await runSnapshotJob(deps, clockMs);
     expect(result.mainnet).toBe('skipped');
     expect([...result.l2].sort()).toEqual(ALL_L2);
+    // What the Node host's second try of the slot is for.
+    expect(result.missing).toEqual(['mainnet']);
     expect(
       deps.logs.some(
         (l) => l.includes('snapshot: mainnet part skipped') && l.includes('no upstream answered'),
@@ -66,7 +68,7 @@ describe('snapshot job when upstreams fail', () => {
     await up.reset();
     clockMs += 60_000;
     const later = await runSnapshotJob(deps, clockMs);
-    expect(later).toMatchObject({ slotStart: result.slotStart, mainnet: 'written', l2: [] });
+    expect(later).toMatchObject({ slotStart: result.slotStart, mainnet: 'written', l2: [], missing: [] });
   });
 
   it('does not store a last good mainnet reading as a new snapshot', async () => {
@@ -86,6 +88,7 @@ describe('snapshot job when upstreams fail', () => {
     const result = await runSnapshotJob(deps, clockMs);
     expect(result.mainnet).toBe('written');
     expect([...result.l2].sort()).toEqual(ALL_L2.filter((n) => n !== 'arbitrum'));
+    expect(result.missing).toEqual(['arbitrum']);
     expect(
       deps.logs.some(
         (l) => l.includes('snapshot: l2 networks skipped') && l.includes('"arbitrum":"unavailable"'),
@@ -96,7 +99,7 @@ describe('snapshot job when upstreams fail', () => {
     await up.reset();
     clockMs += 60_000;
     const later = await runSnapshotJob(deps, clockMs);
-    expect(later).toMatchObject({ mainnet: 'exists', l2: ['arbitrum'] });
+    expect(later).toMatchObject({ mainnet: 'exists', l2: ['arbitrum'], missing: [] });
     expect(await pglite.withDb((db) => countRows(db, 'l2_snapshots'))).toBe(4);
   });
 

@@ -45,6 +45,7 @@ describe.each(ENGINE_KINDS)('snapshot job on %s', (kind) => {
       mainnet: 'written',
       l2: expect.any(Array),
       pruned: { mainnet: 0, l2: 0 },
+      missing: [],
     });
     expect([...result.l2].sort()).toEqual(ALL_L2);
 
