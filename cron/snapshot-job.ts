@@ -20,6 +20,18 @@ export interface SnapshotResult {
   missing: string[];
 }
 
+/**
+ * The latest a run may begin into its 90-second slot for the job's bounds to hold, and when the Node
+ * host's second try of a slot comes (lib/node/scheduler.ts): the Worker's ticks come 0, 30 or 60 s
+ * in, the latest of them at this. A read that meets the fleet's back-off waits at most
+ * BACKOFF_WAIT_MAX_MS (15 s) plus half a second for it, so it begins by 76 s in, and leaves 14 s, over
+ * twice a refresh's lease (2 × UPSTREAM_TIMEOUT_MS + 1 s: 6 s by default), for the read to end inside
+ * the slot. A run begun later could read after the slot ended and store nothing ("reading after the
+ * slot"); a second try earlier would give a failed upstream, and the fleet's back-off (5 s, doubling
+ * up to 60 s), less time to end.
+ */
+export const SNAPSHOT_LATEST_TICK_MS = 60_000;
+
 /** The history store failed during a run; nothing of the run was stored and the next run retries. */
 export class SnapshotStoreError extends Error {
   override name = 'SnapshotStoreError';
@@ -32,10 +44,10 @@ export class SnapshotStoreError extends Error {
  * upstream call or write. An upstream failure skips its part; so does the fleet's back-off after a
  * failed refresh, unless it ends within 15 s (the read then waits for it and reads, see
  * lib/store/shared-read.ts afterBackoff). Only a later tick in the same slot can fill a skipped part
- * in: the Worker's second tick of every other slot; on the Node host, which runs each slot once, it
- * stays empty. The writes and the retention pruning share one transaction, run only when there is something
- * to write, so a database failure leaves nothing half-written, is logged, and makes the run reject
- * so the scheduler reports it.
+ * in: the Worker's second tick of every other slot, or the Node host's second try of a slot that
+ * lacks a part (`missing`; SNAPSHOT_LATEST_TICK_MS in). The writes and the retention pruning share
+ * one transaction, run only when there is something to write, so a database failure leaves nothing
+ * half-written, is logged, and makes the run reject so the scheduler reports it.
  */
 export async function runSnapshotJob(deps: AppDeps, firedAt: number): Promise<SnapshotResult> {
   const slotStart = slotStartOf(firedAt);

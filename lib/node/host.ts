@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import { runScheduledJobs } from '../../cron/scheduled';
+import { retrySlotSnapshot, runSlotTick } from '../../cron/scheduled';
+import { SNAPSHOT_LATEST_TICK_MS } from '../../cron/snapshot-job';
 import { allowedMethods, createApp, serverMethods } from '../../functions/app';
 import { type Config, ConfigError, parseConfig } from '../config';
 import type { AppDeps } from '../deps';
@@ -149,8 +150,20 @@ export async function startNodeHost(
   });
   const port = (server.address() as { port: number }).port;
   if (!config.publicBaseUrl) config.publicBaseUrl = `http://localhost:${port}`;
+  // Each slot's jobs at its start; a slot left without a part (an upstream failure, the fleet's
+  // back-off) gets a second try of its snapshot as late as the job's bounds allow, as the Worker's
+  // minute trigger gives every other slot a second tick 60 s in (SNAPSHOT_LATEST_TICK_MS).
   const scheduler =
-    options.scheduler === false ? undefined : startSlotScheduler((at) => runScheduledJobs(deps, at), SLOT_MS);
+    options.scheduler === false
+      ? undefined
+      : startSlotScheduler(
+          {
+            first: (at) => runSlotTick(deps, at),
+            second: { at: SNAPSHOT_LATEST_TICK_MS, run: (at) => retrySlotSnapshot(deps, at) },
+          },
+          SLOT_MS,
+          deps.now,
+        );
   log.info('listening', { port, database: engine?.kind ?? 'injected' });
 
   return {

@@ -92,8 +92,8 @@ export const CLOCK_SKEW_MS = 30_000;
  * A slot's read (`notBefore`) that meets a back-off another read set, ending within this, waits for it
  * to end (plus up to BACKOFF_WAIT_JITTER_MS, so the fleet's instances do not all come at once), then
  * reads under the lease as a due entry is read: one instance reads, the others wait for its reading.
- * A snapshot run (90-s slots; on the Worker a tick up to 60 s in) so still ends well inside its slot:
- * its read begins by 76 s in at the latest. A longer back-off is not waited for: the part is skipped.
+ * A snapshot run (90-s slots; a tick up to 60 s in on either host, cron/snapshot-job.ts
+ * SNAPSHOT_LATEST_TICK_MS) so still ends well inside its slot: its read begins by 76 s in at the latest. A longer back-off is not waited for: the part is skipped.
  */
 export const BACKOFF_WAIT_MAX_MS = 15_000;
 const BACKOFF_WAIT_JITTER_MS = 500;
