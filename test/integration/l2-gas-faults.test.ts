@@ -95,6 +95,8 @@ describe('GET /api/l2-gas when L2 providers fail', () => {
             estimatedWalletFeeUsd: null,
           });
           expect(network.feeNote).toMatch(/^Reading unavailable: no .* provider answered/);
+          // Nothing partial is served: the completeness stays SPEC decision 5's for the fee model.
+          expect(network.feeCompleteness).toBe(name === 'arbitrum' ? 'execution_only' : 'full_estimate');
         } else {
           expect(network.gasPriceGwei).toBeGreaterThan(0);
           expect(network.executionGasCostUsd).toBeGreaterThan(0);
