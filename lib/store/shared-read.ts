@@ -29,14 +29,25 @@ export interface SharedReading<T> {
   /** True when this call read the upstream itself (or waited on this instance's read). */
   readNow: boolean;
   /**
-   * The last refresh failed: its kind, whether this call made the attempt, and whether it waited for
-   * another instance's attempt (the lease holder's), which the kind then names. Neither: the fleet is
-   * backing off, and the entry was served without asking or waiting.
+   * The last refresh failed: its kind, when it failed (`failedAt`, epoch ms, on the clock of the
+   * instance that tried), whether this call made the attempt, and whether it waited for another
+   * instance's attempt (the lease holder's), which the kind then names. Neither: the fleet is backing
+   * off, and the entry was served without asking or waiting.
    */
-  failure: { kind: string; attempted: boolean; waited: boolean } | null;
+  failure: { kind: string; failedAt: number; attempted: boolean; waited: boolean } | null;
+  /**
+   * When this instance took the entry it serves (from the store, or its own read): the last time it
+   * looked, which dates an answer without a reading when no failure says more (a wait for the lease
+   * holder that ran out).
+   */
+  heldAt: number;
 }
 
-/** The stored document: the reading (the last-known-good value) and the last refresh failure. */
+/**
+ * The stored document: the reading (the last-known-good value) and the last refresh failure. A failure
+ * holds its retry time and count, not its own time: that follows from them (failedAtOf), in entries
+ * written by every release, so a reader needs no new field and the keys no new version.
+ */
 const entrySchema = <T>(schema: z.ZodType<T>) =>
   z.object({
     value: schema.nullable(),
@@ -407,7 +418,7 @@ async function readAndShare<T>(
     entry = { value, readAt, failure: null };
   } catch (error) {
     const count = (current?.failure?.count ?? 0) + 1;
-    const retryAt = deps.now() + Math.min(RETRY_BASE_MS * 2 ** (count - 1), RETRY_MAX_MS);
+    const retryAt = deps.now() + retryDelayMs(count);
     entry = {
       value: current?.value ?? null,
       readAt: current?.readAt ?? null,
@@ -534,9 +545,29 @@ function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
     readAt,
     readNow: fromRefresh && held.readNow,
     failure: failure
-      ? { kind: failure.kind, attempted: fromRefresh && held.attempted, waited: fromRefresh && held.waited }
+      ? {
+          kind: failure.kind,
+          failedAt: failedAtOf(failure),
+          attempted: fromRefresh && held.attempted,
+          waited: fromRefresh && held.waited,
+        }
       : null,
+    heldAt: held.heldAt,
   };
+}
+
+/** The back-off after the `count`-th failed refresh in a row: 5 s, doubling up to a minute. */
+function retryDelayMs(count: number): number {
+  return Math.min(RETRY_BASE_MS * 2 ** (count - 1), RETRY_MAX_MS);
+}
+
+/**
+ * When a failed refresh failed: its retry time less the back-off its count gave it (readAndShare set
+ * the retry time from that moment). Entries written before 2026-11-28 hold the same two fields under
+ * the same formula, so theirs is told as well.
+ */
+function failedAtOf(failure: Failure): number {
+  return failure.retryAt - retryDelayMs(failure.count);
 }
 
 /**
