@@ -33,7 +33,8 @@ const updatedAt = z
   .openapi({
     description:
       "When the served quote is from: CoinGecko's `last_updated`, or an exchange's answer less the time a cache " +
-      'held it (the time of the answer when `usd` is null).',
+      'held it. When `usd` is null: when the last attempt to read a price failed (with none on record, when the ' +
+      'service last looked for one).',
     example: '2026-11-22T05:00:00.000Z',
   });
 

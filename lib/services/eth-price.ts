@@ -46,7 +46,7 @@ export interface TokenPrice {
   sparkline7d: number[];
   /**
    * When the quote is from (epoch ms): CoinGecko's `last_updated`, an exchange answer's arrival less
-   * the time a cache held it; the time of the answer when there is no value.
+   * the time a cache held it. With no value, when the last refresh failed (see `unavailable`).
    */
   updatedAt: number;
   priceSource: PriceSourceId | null;
@@ -107,7 +107,7 @@ export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<T
   if (!record || quoteAge > LAST_GOOD_MAX_AGE_MS) {
     if (shared.failure?.attempted)
       deps.log.warn('price unavailable', { token, failure: shared.failure.kind });
-    return unavailable(deps, token);
+    return unavailable(deps, token, shared.failure?.failedAt ?? shared.heldAt);
   }
   if (now - record.readAt < freshMsOf(token)) {
     return fromRecord(deps, token, record, shared.readNow && !shared.failure ? record.priceSource : 'cache');
@@ -193,15 +193,25 @@ function fromRecord(deps: AppDeps, token: PriceToken, record: PriceRecord, sourc
   return price;
 }
 
-function unavailable(deps: AppDeps, token: PriceToken): TokenPrice {
-  const now = deps.now();
-  return {
+/**
+ * No price: dated by what the service last did to get one, `at`, which is when the fleet's last
+ * refresh failed (the entry's failure), or, with no failure on record (a wait for the lease holder
+ * that ran out), when this instance last looked at the entry. So the answer, its ETag and
+ * Last-Modified stay the same through a back-off, and move with the next failed attempt. Until
+ * 2026-11-28 it was dated by the request, so every answer of an outage was a new one. The same object
+ * while `at` is the same, as fromRecord's.
+ */
+function unavailable(deps: AppDeps, token: PriceToken, at: number): TokenPrice {
+  const last = getState(deps, `price-unavailable:${token}`, () => ({ price: null as TokenPrice | null }));
+  if (last.price?.updatedAt === at) return last.price;
+  last.price = {
     token,
     usd: null,
     change24h: null,
     sparkline7d: [],
-    updatedAt: now,
+    updatedAt: at,
     priceSource: null,
     source: 'unavailable',
   };
+  return last.price;
 }

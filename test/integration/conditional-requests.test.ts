@@ -101,6 +101,52 @@ describe('conditional requests on every cacheable endpoint', () => {
     }
   });
 
+  it('keeps the price and dashboard tags through the back-off of a price outage on a cold start', async () => {
+    await Promise.all([up.coingecko, up.coinbase, up.kraken].map((sim) => sim.fault('refuse')));
+    try {
+      // A fresh instance: no price was ever read. Its first answers try the price sources once.
+      const cold = createApp(
+        createTestDeps(
+          { ...up.env, PUBLIC_BASE_URL: 'https://gas.test' },
+          { withDb: engine.withDb, now: () => clock },
+        ),
+      );
+      const coldGet = async (path: string, ifNoneMatch?: string) => {
+        const headers: Record<string, string> = ifNoneMatch ? { 'If-None-Match': ifNoneMatch } : {};
+        const res = await cold.request(path, { headers });
+        return { res, text: await res.text() };
+      };
+      const attemptAt = clock;
+      for (const path of ['/api/eth-price', '/api/dashboard']) await coldGet(path);
+      // A second and then two on, within the back-off the failed attempt set (5 s): nothing was read
+      // since, so nothing changed. Until 2026-11-28 the price (and the dashboard's `ethPrice`) was
+      // dated by each request, and every answer had a new tag.
+      clock += 1_000;
+      const first = new Map<string, { etag: string; text: string }>();
+      for (const path of ['/api/eth-price', '/api/dashboard']) {
+        const { res, text } = await coldGet(path);
+        first.set(path, { etag: res.headers.get('ETag') ?? '', text });
+      }
+      const price = JSON.parse(first.get('/api/eth-price')?.text ?? '{}');
+      expect(price).toMatchObject({
+        usd: null,
+        source: 'unavailable',
+        updatedAt: new Date(attemptAt).toISOString(),
+      });
+      const dashboard = JSON.parse(first.get('/api/dashboard')?.text ?? '{}');
+      expect(dashboard.ethPrice).toEqual({ usd: null, change_24h: null, updatedAt: price.updatedAt });
+      clock += 1_000;
+      for (const [path, { etag, text }] of first) {
+        const again = await coldGet(path);
+        expect(again.res.headers.get('ETag'), path).toBe(etag);
+        expect(again.text, path).toBe(text);
+        expect((await coldGet(path, etag)).res.status, path).toBe(304);
+      }
+    } finally {
+      await up.reset();
+    }
+  });
+
   it('serves /openapi.json as the same bytes every time, a valid OpenAPI 3.0 document', async () => {
     const answers = await Promise.all([1, 2, 3].map(() => get('/openapi.json')));
     for (const { bytes } of answers) expect(bytes).toEqual(answers[0]?.bytes);

@@ -3,7 +3,7 @@ import { createApp } from '../../functions/app';
 import type { AppDeps } from '../../lib/deps';
 import { EthPriceSchema } from '../../lib/schemas/eth-price';
 import { getTokenPrice, LAST_GOOD_MAX_AGE_MS, PRICE_FRESH_MS } from '../../lib/services/eth-price';
-import { BACKOFF_MAX_MS } from '../../lib/upstream/price-chain';
+import { BACKOFF_BASE_MS, BACKOFF_MAX_MS } from '../../lib/upstream/price-chain';
 import { createFaultyStore, createTestDeps } from '../helpers/deps';
 import { type CoinbaseSim, startCoinbaseSim } from '../upstreams/coinbase-sim';
 import { type CoinGeckoSim, startCoinGeckoSim } from '../upstreams/coingecko-sim';
@@ -55,6 +55,8 @@ function instance(overrides: Partial<AppDeps> = {}) {
     },
   };
 }
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 const faultAll = (mode: FaultMode) =>
   Promise.all([coingecko, coinbase, kraken].map((sim) => sim.fault(mode)));
@@ -140,6 +142,67 @@ describe('GET /api/eth-price against the upstream simulators', () => {
     expect(cacheControl).toBe('public, max-age=30, s-maxage=30');
     expect(body).toMatchObject({ usd: null, source: 'unavailable', sparkline_7d: [] });
     expect(body.priceSource ?? null).toBeNull();
+  });
+
+  it('dates an outage answer by the failed attempt: the same answer and tag through a back-off, 304 on it', async () => {
+    await faultAll('refuse');
+    // The simulators refuse connections, so they count nothing: the app's own calls are counted.
+    let calls = 0;
+    const { deps } = instance({
+      fetch: (input, init) => {
+        calls += 1;
+        return fetch(input, init);
+      },
+    });
+    const app = createApp(deps);
+    const get = async (ifNoneMatch?: string) => {
+      const headers: Record<string, string> = ifNoneMatch ? { 'If-None-Match': ifNoneMatch } : {};
+      const res = await app.request('/api/eth-price', { headers });
+      const text = await res.text();
+      return {
+        status: res.status,
+        etag: res.headers.get('ETag'),
+        lastModified: res.headers.get('Last-Modified'),
+        text,
+        body: text ? EthPriceSchema.parse(JSON.parse(text)) : null,
+      };
+    };
+    // The cold start's attempt: every source refuses, and the shared entry's failure starts a back-off (5 s).
+    const attemptAt = clock;
+    const first = await get();
+    expect(first.body).toMatchObject({ usd: null, source: 'unavailable', updatedAt: iso(attemptAt) });
+    expect(first.body?.citation).toContain(`updated ${iso(attemptAt)}`);
+    expect(first.lastModified).toBe(new Date(attemptAt).toUTCString());
+    const askedOnce = calls;
+    expect(askedOnce).toBeGreaterThan(0);
+
+    // Two seconds on, within the back-off: nothing is asked, and nothing was read since. Until
+    // 2026-11-28 `updatedAt` was the serving time, so every answer of an outage had a new tag.
+    clock += 2_000;
+    const second = await get();
+    expect(second.status).toBe(200);
+    expect(second.body?.updatedAt).toBe(iso(attemptAt));
+    expect(second.etag).toBe(first.etag);
+    expect(second.lastModified).toBe(first.lastModified);
+    expect(second.text).toBe(first.text);
+    const notModified = await get(first.etag ?? '');
+    expect(notModified.status).toBe(304);
+    expect(notModified.etag).toBe(first.etag);
+    expect(notModified.text).toBe('');
+    expect(calls).toBe(askedOnce);
+
+    // Past the entry's back-off and each source's own (10 s): the next attempt asks them again and
+    // fails, and the answer is dated by that attempt, under a new tag.
+    clock += BACKOFF_BASE_MS;
+    const retriedAt = clock;
+    const third = await get(first.etag ?? '');
+    expect(calls).toBeGreaterThan(askedOnce);
+    expect(third.status).toBe(200);
+    expect(third.body).toMatchObject({ usd: null, source: 'unavailable', updatedAt: iso(retriedAt) });
+    expect(third.lastModified).toBe(new Date(retriedAt).toUTCString());
+    expect(third.etag).not.toBe(first.etag);
+    clock += 1_000;
+    expect((await get(third.etag ?? '')).status).toBe(304);
   });
 
   it('answers unavailable once the last good value is older than 5 minutes', async () => {

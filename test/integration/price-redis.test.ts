@@ -45,7 +45,12 @@ function instance(upstash: { url: string; token: string }, state: { down: boolea
     deps,
     async get() {
       const res = await app.request('/api/eth-price');
-      return { status: res.status, body: (await res.json()) as EthPriceBody };
+      return { status: res.status, etag: res.headers.get('ETag'), body: (await res.json()) as EthPriceBody };
+    },
+    /** A conditional GET: its status and tag. */
+    async getIfNoneMatch(etag: string) {
+      const res = await app.request('/api/eth-price', { headers: { 'If-None-Match': etag } });
+      return { status: res.status, etag: res.headers.get('ETag') };
     },
   };
 }
@@ -205,6 +210,28 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     // A third instance does not ask the failing sources again: it backs off with the fleet.
     const third = instance(bridge, { down: true }, () => Date.now() + 61_000);
     expect((await third.get()).body.source).toBe('stale-cooldown');
+  });
+
+  it("dates the fleet's no-price answer by its failed attempt: one answer and tag on every instance through the back-off", async () => {
+    await redis.command('DEL', KEY, `${KEY}:read-at`);
+    const attemptAt = Date.now();
+    const tried = instance(bridge, { down: true }, () => attemptAt);
+    const first = await tried.get();
+    expect(first.body).toMatchObject({ usd: null, source: 'unavailable' });
+    expect(first.body.updatedAt).toBe(new Date(attemptAt).toISOString());
+    // The entry holds no time of the failure: its retry time and count say it (5 s after the first).
+    const stored = JSON.parse(String(await redis.command('GET', KEY)));
+    expect(stored.failure).toEqual({ kind: 'error', retryAt: attemptAt + 5_000, count: 1 });
+    // Other instances, 2 and 3 s later, within the back-off: they ask nothing and serve the same
+    // answer, so the first's tag gets a 304 from any of them. Until 2026-11-28 each dated it by its
+    // own request.
+    const later = instance(bridge, { down: true }, () => attemptAt + 2_000);
+    const second = await later.get();
+    expect(second.body).toEqual(first.body);
+    expect(second.etag).toBe(first.etag);
+    const third = instance(bridge, { down: true }, () => attemptAt + 3_000);
+    expect(await third.getIfNoneMatch(first.etag ?? '')).toEqual({ status: 304, etag: first.etag });
+    await redis.command('DEL', KEY, `${KEY}:read-at`); // the next tests start without the back-off
   });
 
   it('ignores a garbled stored value', async () => {

@@ -209,6 +209,46 @@ it.each([
   },
 );
 
+it('ETH: with no price and no failure on record, dates the answer by the end of its wait, not by each request', async () => {
+  const f = fleet(1);
+  const [deps] = f.instances;
+  if (!deps) throw new Error('no fleet');
+  await f.store.lease('price:v2:ETH:lease', 6_000, 'price:v2:ETH'); // a holder that died
+  const startedAt = now();
+  const price = getTokenPrice(deps, 'ETH');
+  await vi.runAllTimersAsync();
+  // Nothing failed that it knows of: the answer is dated by when it last looked at the entry, the end
+  // of its wait (a quarter second before its 4 s deadline), and stays so while it holds that look
+  // (a second). Until 2026-11-28 every answer was dated by its own request.
+  const served = await price;
+  expect(served).toMatchObject({ usd: null, source: 'unavailable', updatedAt: startedAt + 3_750 });
+  vi.advanceTimersByTime(500);
+  const again = await getTokenPrice(deps, 'ETH');
+  expect(again.updatedAt).toBe(startedAt + 3_750);
+  expect(again).toBe(served);
+});
+
+it("ETH: dates no price by the fleet's last failed attempt, told from an entry of the release before", async () => {
+  const f = fleet(2);
+  // The third failure in a row, 5 s ago, as the release before wrote it: a retry time and a count (its
+  // back-off 20 s), no time of its own.
+  const failedAt = now() - 5_000;
+  await f.store.set(
+    'price:v2:ETH',
+    { value: null, readAt: null, failure: { kind: 'error', retryAt: failedAt + 20_000, count: 3 } },
+    86_400_000,
+  );
+  for (const deps of f.instances) {
+    expect(await getTokenPrice(deps, 'ETH')).toMatchObject({
+      usd: null,
+      source: 'unavailable',
+      updatedAt: failedAt,
+    });
+    vi.advanceTimersByTime(3_000);
+  }
+  expect(f.count('coingecko') + f.count('coinbase') + f.count('kraken')).toBe(0);
+});
+
 it('ETH: an instance whose clock runs 2 min slow reads for itself, not wait for an entry it cannot use', async () => {
   const f = fleet(2, [0, -120_000]);
   const [holder, slow] = f.instances;
