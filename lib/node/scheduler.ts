@@ -1,6 +1,14 @@
 /** How long after a boundary a slot's run fires, so the slot has begun everywhere. */
 const LATE_MS = 250;
 
+/**
+ * How late a second try may still begin: a timer's own delay (a few ms, more on a busy event loop).
+ * A try the clock finds later than that (a stalled loop, a wall clock stepped forward by NTP or a
+ * resume from suspend, while the timer counted its own time) is not run: its read could end after
+ * the slot, and a wait for the fleet's back-off would hold up the next slot's run.
+ */
+const SECOND_SLACK_MS = 2_000;
+
 /** What the scheduler runs in each slot. */
 export interface SlotRuns {
   /**
@@ -61,8 +69,8 @@ export function startSlotScheduler(
     // not run: a read begun later could end after the slot.
     if (Math.floor(at / periodMs) !== slot || at > tryAt) return schedule();
     setTimer(() => {
-      // A timer held up past the slot's end (a blocked event loop) has no slot left to try.
-      if (Math.floor(now() / periodMs) !== slot) return schedule();
+      // A timer that fires late by the clock (see SECOND_SLACK_MS) has no try left in the slot.
+      if (now() > tryAt + SECOND_SLACK_MS) return schedule();
       running = second.run(now()).catch(() => {});
       running.then(schedule);
     }, tryAt - at);

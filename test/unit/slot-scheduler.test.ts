@@ -141,6 +141,21 @@ describe('startSlotScheduler: the second try', () => {
     expect(events).toEqual(['first 0@10000', 'first 1@250']);
   });
 
+  it('drops a second try the clock finds late (stepped forward while its timer counted), then runs the next slot', async () => {
+    vi.useFakeTimers();
+    vi.setSystemTime(BASE * PERIOD + 10_000);
+    // The host's clock steps 25 s forward (NTP, a resume) while the try's timer counts its 50 s.
+    let step = 0;
+    const now = () => Date.now() + step;
+    const { runs, events } = recorder([0]);
+    const scheduler = startSlotScheduler(runs, PERIOD, now);
+    await vi.advanceTimersByTimeAsync(1_000);
+    step = 25_000;
+    await vi.advanceTimersByTimeAsync(PERIOD);
+    await scheduler.stop();
+    expect(events).toEqual(['first 0@10000', 'first 1@250']);
+  });
+
   it('runs a slow second try alone: the next slot begins once it has ended', async () => {
     vi.useFakeTimers();
     vi.setSystemTime(BASE * PERIOD + 10_000);
