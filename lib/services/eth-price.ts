@@ -107,7 +107,9 @@ export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<T
   if (!record || quoteAge > LAST_GOOD_MAX_AGE_MS) {
     if (shared.failure?.attempted)
       deps.log.warn('price unavailable', { token, failure: shared.failure.kind });
-    return unavailable(deps, token, shared.failure?.failedAt ?? shared.heldAt);
+    // Never after this instance took the entry: a failure is on the clock of the instance that tried,
+    // which may run ahead (a peer up to the entry's clock bound, this host's clock stepped back).
+    return unavailable(deps, token, Math.min(shared.failure?.failedAt ?? shared.heldAt, shared.heldAt));
   }
   if (now - record.readAt < freshMsOf(token)) {
     return fromRecord(deps, token, record, shared.readNow && !shared.failure ? record.priceSource : 'cache');

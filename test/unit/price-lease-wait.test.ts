@@ -249,6 +249,24 @@ it("ETH: dates no price by the fleet's last failed attempt, told from an entry o
   expect(f.count('coingecko') + f.count('coinbase') + f.count('kraken')).toBe(0);
 });
 
+it('ETH: never dates no price after it looked, whatever the clock of the instance that failed', async () => {
+  const f = fleet(1);
+  const [deps] = f.instances;
+  if (!deps) throw new Error('no fleet');
+  // A peer whose clock runs 80 s fast failed its first attempt: by its clock, 80 s from now.
+  await f.store.set(
+    'price:v2:ETH',
+    { value: null, readAt: null, failure: { kind: 'error', retryAt: now() + 85_000, count: 1 } },
+    86_400_000,
+  );
+  const lookedAt = now();
+  const served = await getTokenPrice(deps, 'ETH');
+  expect(served).toMatchObject({ usd: null, source: 'unavailable', updatedAt: lookedAt });
+  vi.advanceTimersByTime(500);
+  expect(await getTokenPrice(deps, 'ETH')).toBe(served);
+  expect(f.count('coingecko') + f.count('coinbase') + f.count('kraken')).toBe(0);
+});
+
 it('ETH: an instance whose clock runs 2 min slow reads for itself, not wait for an entry it cannot use', async () => {
   const f = fleet(2, [0, -120_000]);
   const [holder, slow] = f.instances;
