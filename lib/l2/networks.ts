@@ -33,6 +33,8 @@ export interface L2Network {
   minPriorityFeeWei?: bigint;
   /** Arbitrum: the L1 component's gas units are read from the NodeInterface. */
   hasL1GasUnits: boolean;
+  /** The chain's block time (ms): how many blocks a few seconds are (a retried contract read's block). */
+  blockTimeMs: number;
   blurb: string;
   /** What the fee figures of a healthy reading include. */
   feeNote: string;
@@ -57,6 +59,7 @@ export const L2_NETWORKS: readonly L2Network[] = [
     saneGasPriceGwei: { min: 0.000_001, max: 1_000 },
     priorityFee: 'ignored',
     hasL1GasUnits: true,
+    blockTimeMs: 250,
     blurb: 'Arbitrum One is an optimistic rollup on the Arbitrum Nitro stack that settles to Ethereum.',
     feeNote:
       'Execution cost only: Arbitrum charges its L1 data cost as extra gas units that depend on the ' +
@@ -74,6 +77,7 @@ export const L2_NETWORKS: readonly L2Network[] = [
     saneGasPriceGwei: { min: 0.000_000_001, max: 1_000 },
     priorityFee: 'market',
     hasL1GasUnits: false,
+    blockTimeMs: 2_000,
     blurb: 'OP Mainnet (Optimism) is an optimistic rollup on the OP Stack that settles to Ethereum.',
     feeNote: OP_FEE_NOTE,
   },
@@ -88,6 +92,7 @@ export const L2_NETWORKS: readonly L2Network[] = [
     saneGasPriceGwei: { min: 0.000_000_001, max: 1_000 },
     priorityFee: 'market',
     hasL1GasUnits: false,
+    blockTimeMs: 2_000,
     blurb: 'Base is an optimistic rollup on the OP Stack, operated by Coinbase, that settles to Ethereum.',
     feeNote: OP_FEE_NOTE,
   },
@@ -105,6 +110,7 @@ export const L2_NETWORKS: readonly L2Network[] = [
     // Bor nodes refuse transactions tipping less than 25 gwei, whatever a provider's oracle suggests.
     minPriorityFeeWei: 25_000_000_000n,
     hasL1GasUnits: false,
+    blockTimeMs: 1_000,
     blurb:
       'Polygon PoS is a proof-of-stake sidechain with its own validators; it checkpoints to Ethereum ' +
       'and its gas is paid in POL.',

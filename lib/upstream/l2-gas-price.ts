@@ -13,6 +13,7 @@ import { assertFresh, type BlockStamp } from './rpc-freshness';
 import { createPoolHealth, readyProviders } from './rpc-health';
 import {
   createRpcPool,
+  DEFAULT_HEDGE_DELAY_MS,
   freshnessLimitsOf,
   getPoolStateKey,
   isQuantity,
@@ -146,11 +147,11 @@ export async function readL2Network(
    * Asks the other providers once for a contract read that failed; its failure kind when none gives it.
    * Each one's latest block is read first and checked as the gas price's was (its age, and its lag
    * behind the best block the network's pool has seen, the answer just taken included); the read is
-   * then asked at that block. A stale or lagging provider is refused as the network's pool refuses
-   * it, without its contract call being asked, and the answer is from the state that was checked: a
-   * node behind that block (another one behind the same URL) refuses the call, a failure too. Until
-   * 2026-11-28 the read went out at `latest` with no block checked, so a provider minutes behind gave
-   * its L1 fee, operator fee or L1 gas units as live.
+   * then asked at a block RETRY_READ_BEHIND_MS of blocks below it. A stale or lagging provider is
+   * refused as the network's pool refuses it, without its contract call being asked, and the answer is
+   * from checked state: a node further behind (another one behind the same URL) refuses the call, a
+   * failure too. Until 2026-11-28 the read went out at `latest` with no block checked, so a provider
+   * minutes behind gave its L1 fee, operator fee or L1 gas units as live.
    */
   async function retry<T>(
     part: 'l1 fee' | 'operator fee' | 'l1 gas units',
@@ -170,12 +171,16 @@ export async function readL2Network(
         deadlineMs: leftMs,
         // Contract calls are never batched (README, Providers): a provider's batch limit cannot cost them.
         batch: false,
+        // An attempt is two round trips one after the other (the head, then the call at it).
+        hedgeDelayMs: 2 * (options.hedgeDelayMs ?? DEFAULT_HEDGE_DELAY_MS),
       });
+      const behind = BigInt(Math.ceil(RETRY_READ_BEHIND_MS / network.blockTimeMs));
       const retried = await pool.request(async (client) => {
         const head = headOf(await getBlock(client, { blockTag: 'latest' }));
         // Against the network pool's best block: the retry pool's own has seen no gas price.
         assertFresh(head, poolHealth, limits, deps.now());
-        return read(rpcCall(client), toHex(head.blockNumber));
+        const block = head.blockNumber > behind ? head.blockNumber - behind : 0n;
+        return read(rpcCall(client), toHex(block));
       });
       return { value: retried.value };
     } catch (error) {
@@ -273,6 +278,15 @@ async function readSample(
     l1Gas: l1GasSettled,
   };
 }
+
+/**
+ * How far below a retry provider's checked head its contract read is asked, in time (a block count per
+ * network's block time: 2 blocks on OP Stack, 16 on Arbitrum). A public provider's load balancer may
+ * send the call to another node a block or two behind the one that gave the head, which refuses a
+ * block it has not got ("header not found"); on Arbitrum's 0.25-s blocks that is common at the head
+ * itself. The fees read change with L1 blocks (12 s) or slower, so 4 s older state prices the same.
+ */
+const RETRY_READ_BEHIND_MS = 4_000;
 
 /** The number and time of a provider's latest block; a block without them is a malformed answer. */
 function headOf(block: { number: bigint | null; timestamp: bigint } | null | undefined): BlockStamp {

@@ -699,7 +699,19 @@ describe('GET /api/l2-gas when a failed contract read is asked again of a provid
     ]);
   });
 
-  it('arbitrum: the call is asked at the block whose head was checked, so a node behind it (behind the same URL) cannot answer it', async () => {
+  it('arbitrum: a node a second behind the checked head (behind the same URL) still answers the call, asked 4 s below it', async () => {
+    setKnownState();
+    const [primary, backup] = up.l2.arbitrum;
+    await primary!.fault('rpc-error', REVERTED);
+    // A load balancer sends the second provider's contract calls to a node 4 blocks (1 s) behind.
+    await backup!.fault('lag', { ...CONTRACT_CALLS, blocks: 4 });
+    backup!.setL1GasEstimate(7_000n);
+    const { get, logs } = instance();
+    expect(item(await get(), 'arbitrum').estimatedL1GasUnits).toBe(7_000);
+    expect(logged(logs, 'l1 gas units unavailable')).toEqual([]);
+  });
+
+  it('arbitrum: the call is asked just below the head that was checked, so a node minutes behind it (behind the same URL) cannot answer it', async () => {
     setKnownState();
     const [primary, backup] = up.l2.arbitrum;
     await primary!.fault('rpc-error', REVERTED);
