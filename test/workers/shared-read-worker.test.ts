@@ -18,6 +18,19 @@ const KEY = 'gas-fee-api:shared:';
 const redis = () =>
   new Redis({ url: setup.upstash.url, token: setup.upstash.token, automaticDeserialization: false });
 
+/** The commands the Upstash bridge has received, in order (a test-only route of the bridge). */
+async function bridgeCommands(): Promise<string[][]> {
+  const res = await fetch(`${setup.upstash.url}/__commands`, {
+    headers: { authorization: `Bearer ${setup.upstash.token}` },
+  });
+  return ((await res.json()) as { result: string[][] }).result;
+}
+
+/** Polls `done` every 50 ms until it holds (the test's own timeout bounds the wait). */
+async function waitFor(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 async function get(path: string): Promise<Record<string, unknown>> {
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(`https://gas.test${path}`), env, ctx);
@@ -99,10 +112,15 @@ describe('Worker reading through the shared Redis entry', () => {
     await redis().set(key, JSON.stringify({ value, readAt, failure: null }), { px: 60_000 });
     await redis().set(`${key}:lease`, 'peer', { px: 10_000 });
     // Each request its own address, so that none is answered from the edge cache's copy of another.
+    const before = (await bridgeCommands()).length;
     const answer = get('/api/eth-price?waiter');
-    // A second later its read fails with errors: it writes the failure with the fleet's retry time
-    // (1.5 s ahead, so the Worker's next poll, at most 0.5 s away, finds it in force).
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Once the Worker has met the lease (and so waits for the holder), the holder's read fails with
+    // errors: it writes the failure with the fleet's retry time (1.5 s ahead, so the Worker's next
+    // poll, at most 0.5 s away, finds it in force). Until 2026-11-28 the test waited a fixed second,
+    // which a slow start of the request on a loaded machine could outrun.
+    await waitFor(async () =>
+      (await bridgeCommands()).slice(before).some((command) => command.includes(`${key}:lease`)),
+    );
     const retryAt = Date.now() + 1_500;
     const failure = { kind: 'error', retryAt, count: 1 };
     await redis().set(key, JSON.stringify({ value, readAt, failure }), { px: 60_000 });

@@ -62,8 +62,11 @@ export async function startUpstashBridge(
       return;
     }
     if (fault === 'wrong-shape') return send(res, 200, { result: { unexpected: [1, 2, 3] } });
-    if (req.method !== 'POST') return send(res, 405, { error: 'method not allowed' });
     if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: 'Unauthorized' });
+    // Test-only: the commands received so far, for a test in another process (workerd) to wait on.
+    if (req.method === 'GET' && new URL(req.url ?? '/', 'http://bridge').pathname === '/__commands')
+      return send(res, 200, { result: commands });
+    if (req.method !== 'POST') return send(res, 405, { error: 'method not allowed' });
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
