@@ -60,8 +60,6 @@ export interface L2LiveReading {
    * from the same answer as the units, so from the same provider.
    */
   l1GasBaseFeeWei: bigint | null;
-  /** Why Arbitrum's L1 component is missing; undefined when it was read or is not applicable. */
-  l1GasFailure?: RpcFailureKind;
   blockNumber: bigint;
   /** Timestamp (Unix seconds) of the provider's latest block. */
   blockTimestamp: number;
@@ -213,11 +211,10 @@ export async function readL2Network(
     if ('value' in operatorFeeRetried) reading.operatorFee = operatorFeeRetried.value;
     else reading.operatorFeeFailure = operatorFeeRetried.failure;
   }
-  if (l1GasRetried) {
-    if ('value' in l1GasRetried) {
-      reading.l1GasUnits = l1GasRetried.value.gasUnits;
-      reading.l1GasBaseFeeWei = l1GasRetried.value.baseFeeWei;
-    } else reading.l1GasFailure = l1GasRetried.failure;
+  // A failure is logged by the retry; the reading then has no units (null), which is all its readers need.
+  if (l1GasRetried && 'value' in l1GasRetried) {
+    reading.l1GasUnits = l1GasRetried.value.gasUnits;
+    reading.l1GasBaseFeeWei = l1GasRetried.value.baseFeeWei;
   }
   return reading;
 }
