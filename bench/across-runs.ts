@@ -6,7 +6,7 @@ const TARGET_RATIO = 0.8;
 
 /**
  * Each row's ratio in every run and its median over the runs, and how many rows reach `target` in
- * each run and by that median. A host process keeps the speed it started with for its life (README,
+ * each run and by that median. A host process keeps the speed it started with for its life (docs/benchmark-history.md,
  * "Pinned CPUs"), so one run measures one start; the median over fresh starts measures the code.
  * A row missing from a run counts as NaN there (never at the target), and so does its median.
  */

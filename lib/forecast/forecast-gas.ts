@@ -21,7 +21,8 @@
  *    transient), a tenth kept all the way (some are level shifts). The part of d above a 3x jump
  *    fades by half an hour with no floor: spikes last hours (`log-model.ts`).
  *    forecast(k) = exp(level + shape(hour k) + weight(k) * d), the shape with its recent correction.
- *    Low and high ride on the average at their typical distance (`tiers.ts`).
+ *    Low and high ride on the average at a distance that fades from the current reading's toward
+ *    their typical one (the median of the last 24 hours) with the same weight (`tiers.ts`).
  * 4. Confidence. The model is replayed from each hour of the last 14 days of history and its log
  *    errors kept per lead time (`error-spread.ts`). Point confidence is the share of them that
  *    landed within a factor 1.25 of the forecast, blended with a prior normal spread worth 48
