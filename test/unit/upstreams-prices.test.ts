@@ -56,6 +56,68 @@ describe('Etherscan v2 gas oracle simulator', () => {
   });
 });
 
+describe('Etherscan v2 proxy simulator (eth_getBlockByNumber)', () => {
+  const blockUrl = (tag: string) =>
+    `${up.etherscan.url}?chainid=1&module=proxy&action=eth_getBlockByNumber&tag=${tag}&boolean=false&apikey=${up.env.ETHERSCAN_API_KEY}`;
+  const lastBlock = async () => {
+    const oracle = await getJson(
+      `${up.etherscan.url}?chainid=1&module=gastracker&action=gasoracle&apikey=${up.env.ETHERSCAN_API_KEY}`,
+    );
+    return Number((oracle.body.result as { LastBlock: string }).LastBlock);
+  };
+
+  it("answers JSON-RPC shaped with the oracle's block as the RPC providers serve it, and null past the head", async () => {
+    const n = await lastBlock();
+    const { status, body } = await getJson(blockUrl(`0x${n.toString(16)}`));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 1 });
+    const block = body.result as Record<string, unknown>;
+    const rpc = createPublicClient({ transport: http(up.mainnet[0]!.url) });
+    const same = await rpc.getBlock({ blockNumber: BigInt(n) });
+    expect(block.number).toBe(`0x${n.toString(16)}`);
+    expect(BigInt(block.timestamp as string)).toBe(same.timestamp);
+    // boolean=false: transaction hashes only.
+    expect((block.transactions as unknown[]).every((tx) => typeof tx === 'string')).toBe(true);
+    expect((await getJson(blockUrl(`0x${(n + 100).toString(16)}`))).body).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: null,
+    });
+    expect(up.etherscan.requests.byMethod).toMatchObject({ gasoracle: 1, eth_getBlockByNumber: 2 });
+  });
+
+  it('honours the faults per action: the rate limit in the API shape, a lagging backend without the block', async () => {
+    const n = await lastBlock();
+    const tag = `0x${n.toString(16)}`;
+    await up.etherscan.fault('rpc-error', { methods: ['eth_getBlockByNumber'] });
+    expect((await getJson(blockUrl(tag))).body).toEqual({
+      status: '0',
+      message: 'NOTOK',
+      result: 'Max rate limit reached',
+    });
+    expect(await lastBlock()).toBeGreaterThanOrEqual(n); // the oracle still answers
+    await up.reset();
+    await up.etherscan.fault('lag', { blocks: 10, methods: ['eth_getBlockByNumber'] });
+    expect((await getJson(blockUrl(tag))).body.result).toBeNull();
+    await up.reset();
+    await up.etherscan.fault('stale', { seconds: 120, methods: ['eth_getBlockByNumber'] });
+    expect((await getJson(blockUrl(tag))).body.result).toBeNull();
+    expect((await getJson(blockUrl(`0x${(n - 20).toString(16)}`))).body.result).toMatchObject({
+      number: `0x${(n - 20).toString(16)}`,
+    });
+    // A tag the node cannot parse: the node's JSON-RPC error, passed on.
+    expect((await getJson(blockUrl('nonsense'))).body).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32602 },
+    });
+    await up.reset();
+    up.etherscan.setBlock({ number: n - 1, timestamp: null });
+    const changed = (await getJson(blockUrl(tag))).body.result as Record<string, unknown>;
+    expect(changed.number).toBe(`0x${(n - 1).toString(16)}`);
+    expect(changed).not.toHaveProperty('timestamp');
+  });
+});
+
 describe('price simulators', () => {
   it('CoinGecko /coins/markets gives current price, 24 h change and a 168-value sparkline ending at it', async () => {
     const { status, body } = await getJson(

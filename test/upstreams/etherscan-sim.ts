@@ -1,6 +1,8 @@
-import { formatGwei } from 'viem';
+import { formatGwei, toHex } from 'viem';
 import { ChainModel, type ChainView, computeRewardPercentiles, HEALTHY_VIEW } from './chain-model';
 import { getChainProfile, type MainnetRegime } from './chain-profiles';
+import type { FaultSet } from './faults';
+import { answerRpcCall, RpcError } from './rpc-methods';
 import type { Sim } from './sim';
 import { jsonReply, type SimReply, type SimRequest, startSimServer } from './sim-server';
 
@@ -14,13 +16,25 @@ export interface GasOracleResult {
   gasUsedRatio: string;
 }
 
-/** Etherscan API v2: `GET /v2/api?chainid=1&module=gastracker&action=gasoracle` (route `gasoracle`). */
+/** Fields of the proxy's block a test may replace: numbers are sent as hex quantities, strings as given. */
+export type ProxyBlockFields = Partial<Record<'number' | 'timestamp', string | number | null>>;
+
+/**
+ * Etherscan API v2, `GET /v2/api?chainid=1&...`: the gas oracle (`module=gastracker&action=gasoracle`,
+ * route `gasoracle`) and the Geth proxy's `module=proxy&action=eth_getBlockByNumber` (route
+ * `eth_getBlockByNumber`), both on the same simulated mainnet the RPC providers serve. Faults are
+ * keyed by route, so `methods` can aim one at either call.
+ */
 export interface EtherscanSim extends Sim {
+  /** The simulated mainnet both calls answer from, for tests that compute expected values. */
+  readonly model: ChainModel;
   /**
    * Replaces fields of the oracle answer (numbers are gwei; null leaves the field out); undefined
    * restores the live values.
    */
   setOracle(result: Partial<Record<keyof GasOracleResult, string | number | null>> | undefined): void;
+  /** Replaces fields of every block the proxy answers (null leaves the field out); undefined restores them. */
+  setBlock(fields: ProxyBlockFields | undefined): void;
   /** The API key requests must carry; undefined accepts any or none. */
   setApiKey(key: string | undefined): void;
 }
@@ -58,6 +72,16 @@ function computeOracle(model: ChainModel, view: ChainView): GasOracleResult {
   };
 }
 
+/**
+ * How many blocks behind the chain a backend is under the `lag` and `stale` faults: Etherscan sends no
+ * time of its own, so a stale backend shows as one stuck that many 12-s slots back.
+ */
+function lagOf(faults: FaultSet, keys: string[]): number {
+  const lag = faults.take('lag', keys);
+  const stale = faults.take('stale', keys);
+  return (lag ? (lag.blocks ?? 10) : 0) + (stale ? Math.round((stale.seconds ?? 600) / 12) : 0);
+}
+
 /** Starts the Etherscan simulator, on the same mainnet as the RPC providers; its `url` is `${origin}/v2/api`. */
 export async function startEtherscanSim(options: {
   now: () => number;
@@ -68,6 +92,50 @@ export async function startEtherscanSim(options: {
   const model = new ChainModel(getChainProfile('mainnet', options.regime), options.now);
   let apiKey = options.apiKey;
   let override: Partial<Record<keyof GasOracleResult, string | number | null>> | undefined;
+  let blockOverride: ProxyBlockFields | undefined;
+
+  function answerOracle(faults: FaultSet, keys: string[]): SimReply {
+    const absurd = faults.take('absurd', keys);
+    const result = { ...computeOracle(model, { ...HEALTHY_VIEW, lagBlocks: lagOf(faults, keys) }) };
+    if (absurd) {
+      const gwei = String(absurd.value ?? 10_000_000);
+      Object.assign(result, {
+        SafeGasPrice: gwei,
+        ProposeGasPrice: gwei,
+        FastGasPrice: gwei,
+        suggestBaseFee: gwei,
+      });
+    }
+    for (const [key, value] of Object.entries(override ?? {})) {
+      if (value === null) delete (result as Partial<GasOracleResult>)[key as keyof GasOracleResult];
+      else (result as Record<string, string>)[key] = String(value);
+    }
+    return jsonReply(200, { status: '1', message: 'OK', result });
+  }
+
+  /**
+   * The proxy passes the call to its node and sends the node's JSON-RPC answer on: the block, `null`
+   * for one the node does not have yet (its head lags under `lag` / `stale`), or the node's error.
+   */
+  function answerBlock(query: URLSearchParams, faults: FaultSet, keys: string[]): SimReply {
+    const view = { ...HEALTHY_VIEW, lagBlocks: lagOf(faults, keys) };
+    const params = [query.get('tag') ?? 'latest', query.get('boolean') === 'true'];
+    let result: unknown;
+    try {
+      result = answerRpcCall('eth_getBlockByNumber', params, { model, view, chainId: 1 });
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      return jsonReply(200, { jsonrpc: '2.0', id: 1, error: { code: error.code, message: error.message } });
+    }
+    if (result !== null && blockOverride) {
+      const block = result as Record<string, unknown>;
+      for (const [key, value] of Object.entries(blockOverride)) {
+        if (value === null) delete block[key];
+        else block[key] = typeof value === 'number' ? toHex(value) : value;
+      }
+    }
+    return jsonReply(200, { jsonrpc: '2.0', id: 1, result });
+  }
 
   const server = await startSimServer(
     {
@@ -83,31 +151,16 @@ export async function startEtherscanSim(options: {
             'Missing or unsupported chainid parameter (required for v2 api), please see https://api.etherscan.io/v2/chainlist for the list of supported chainids',
           );
         }
-        if (q.get('module') !== 'gastracker') return notOk('Error! Missing Or invalid Module name');
-        if (q.get('action') !== 'gasoracle') return notOk('Error! Missing Or invalid Action name');
+        const route = `${q.get('module')}/${q.get('action')}`;
+        if (route !== 'gastracker/gasoracle' && route !== 'proxy/eth_getBlockByNumber') {
+          return ['gastracker', 'proxy'].includes(q.get('module') ?? '')
+            ? notOk('Error! Missing Or invalid Action name')
+            : notOk('Error! Missing Or invalid Module name');
+        }
+        // Rate limits and key errors come in the API's own shape, the proxy's included.
         const apiError = faults.take('rpc-error', keys);
         if (apiError) return notOk(apiError.message ?? 'Max rate limit reached');
-        const lag = faults.take('lag', keys);
-        const stale = faults.take('stale', keys);
-        const absurd = faults.take('absurd', keys);
-        // Etherscan has no timestamp: a stale backend shows as a LastBlock that many 12 s slots back.
-        const lagBlocks =
-          (lag ? (lag.blocks ?? 10) : 0) + (stale ? Math.round((stale.seconds ?? 600) / 12) : 0);
-        const result = { ...computeOracle(model, { ...HEALTHY_VIEW, lagBlocks }) };
-        if (absurd) {
-          const gwei = String(absurd.value ?? 10_000_000);
-          Object.assign(result, {
-            SafeGasPrice: gwei,
-            ProposeGasPrice: gwei,
-            FastGasPrice: gwei,
-            suggestBaseFee: gwei,
-          });
-        }
-        for (const [key, value] of Object.entries(override ?? {})) {
-          if (value === null) delete (result as Partial<GasOracleResult>)[key as keyof GasOracleResult];
-          else (result as Record<string, string>)[key] = String(value);
-        }
-        return jsonReply(200, { status: '1', message: 'OK', result });
+        return route === 'gastracker/gasoracle' ? answerOracle(faults, keys) : answerBlock(q, faults, keys);
       },
       errorReply: (status) =>
         status === 429 ? notOk('Max rate limit reached', 429) : notOk('Internal server error', 500),
@@ -121,15 +174,20 @@ export async function startEtherscanSim(options: {
     origin: server.origin,
     port: server.port,
     requests: server.requests,
+    model,
     fault: (mode, faultOptions) => server.fault(mode, faultOptions),
     async reset() {
       override = undefined;
+      blockOverride = undefined;
       apiKey = initialKey;
       await server.reset();
     },
     close: () => server.close(),
     setOracle(result) {
       override = result;
+    },
+    setBlock(fields) {
+      blockOverride = fields;
     },
     setApiKey(key) {
       apiKey = key;

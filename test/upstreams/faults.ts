@@ -25,10 +25,14 @@ export type FaultMode =
   | 'wrong-chain'
   /**
    * The head block's timestamp is `seconds` (default 600) old; CoinGecko's `last_updated` likewise;
-   * Coinbase and Kraken (whose bodies carry no time) answer with `Age: seconds`, as from a cache.
+   * Coinbase and Kraken (whose bodies carry no time) answer with `Age: seconds`, as from a cache;
+   * Etherscan's backend (gas oracle or proxy, by route) is stuck that many 12-s slots back.
    */
   | 'stale'
-  /** The head block number is `blocks` (default 10) behind the other providers; Etherscan's LastBlock likewise. */
+  /**
+   * The head block number is `blocks` (default 10) behind the other providers; Etherscan's LastBlock
+   * likewise, and its proxy's node, which then answers `null` for a block above its head.
+   */
   | 'lag'
   /** Absurd values: `value` (wei for RPC, default 1e16 = 1e7 gwei; USD for prices, default 1e9). */
   | 'absurd'
