@@ -4,10 +4,10 @@ import { GasUnavailableError } from '../errors';
 import { MAX_SANE_GWEI } from '../oracle/sanity';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
 import { readThrough, type SharedKind } from '../store/shared-read';
-import { readEtherscanGas } from '../upstream/etherscan';
-import { readMainnetGasFromRpc, SLOT_SECONDS } from '../upstream/rpc-mainnet-gas';
+import { readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
 import { ageReading } from './aged-reading';
-import { computeExplorerMinBlock, recallMainnetHead, rememberMainnetHead } from './mainnet-known-head';
+import { readExplorerGas } from './explorer-gas';
+import { rememberMainnetHead } from './mainnet-known-head';
 import { deriveExplorerWalletFields, rankBaseFee, toWalletFields } from './wallet-fields';
 
 const saneGwei = z.number().positive().max(MAX_SANE_GWEI);
@@ -26,9 +26,9 @@ const CurrentGasReadingSchema = z.object({
   /** ISO-8601 time the reading was taken upstream. */
   updatedAt: z.iso.datetime(),
   /**
-   * The reading's block time (Unix seconds): an RPC head's own; for the explorer (no timestamp) the
-   * read time, or earlier when the known head shows its block behind. Absent in entries kept by an
-   * older release. Not served: it ages the wallet fields (ageReading).
+   * The reading's block time (Unix seconds): an RPC head's own; for the explorer the earlier of its
+   * block's own time (from its proxy) and the latest that block can have (readExplorerGas). Absent in
+   * entries kept by an older release. Not served: it ages the wallet fields (ageReading).
    */
   blockTimestamp: z.number().int().positive().optional(),
   ...WalletGasFieldsSchema.shape,
@@ -159,39 +159,16 @@ async function readLiveUnranked(
     deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
   }
   try {
-    // Etherscan gives no timestamp: behind the known head (and the slots since), or days behind the
-    // clock, its backend is stuck.
-    const known = await recallMainnetHead(deps);
-    const minBlock = computeExplorerMinBlock(known, deps.now());
-    const { gasUsedRatios, ...explorer } = await readEtherscanGas(
-      deps,
-      minBlock === undefined ? {} : { minBlock },
-    );
-    const now = deps.now();
-    const updatedAt = new Date(now).toISOString();
-    const blockTimestamp = estimateExplorerBlockTime(known, explorer.blockNumber, now);
+    const { gasUsedRatios, readAt, ...explorer } = await readExplorerGas(deps);
+    const updatedAt = new Date(readAt).toISOString();
     return {
-      ...{ ...explorer, updatedAt, blockTimestamp },
+      ...{ ...explorer, updatedAt },
       ...deriveExplorerWalletFields({ ...explorer, gasUsedRatios }),
     };
   } catch (error) {
     deps.log.warn('etherscan backstop failed', { error: safeMessage(error) });
     return null;
   }
-}
-
-/**
- * The latest time (Unix seconds) the explorer's block can have: the read time, or, for a block behind
- * the known head, a slot per block before the time that head was seen (its own time was no later).
- */
-function estimateExplorerBlockTime(
-  known: { number: number; readAt: number } | null,
-  blockNumber: number,
-  nowMs: number,
-): number {
-  const behind = known && known.number > blockNumber ? known.number - blockNumber : 0;
-  const latest = behind > 0 && known ? Math.min(nowMs, known.readAt - behind * SLOT_SECONDS * 1000) : nowMs;
-  return Math.floor(latest / 1000);
 }
 
 /** Our own error messages name labels and kinds only; anything else is reduced to its type. */

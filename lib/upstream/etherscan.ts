@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { MAX_FUTURE_SKEW_MS } from '../clock';
+import type { Config } from '../config';
 import type { AppDeps } from '../deps';
 import { assertSaneTiers } from '../oracle/sanity';
 import { fetchJsonWithin, HttpJsonError } from './http-json';
+import { computeMainnetBlockCeiling, computeMainnetHeadFloor } from './rpc-mainnet-gas';
 
 /** The `source` label of a reading served by the explorer backstop. */
 export const ETHERSCAN_SOURCE = 'etherscan';
@@ -18,10 +21,25 @@ export interface EtherscanGasReading {
   gasUsedRatios: number[] | null;
 }
 
-/** Why the explorer could not serve; carries no URL, key or upstream message. */
+/**
+ * Why the explorer could not serve, or could not give its block's time; carries no URL, key or
+ * upstream message. `missing`: the proxy's node has no such block (yet); `wrong-block`: it answered
+ * for another one.
+ */
 export class EtherscanError extends Error {
   override name = 'EtherscanError';
-  constructor(readonly kind: 'timeout' | 'network' | 'http' | 'malformed' | 'refused' | 'absurd' | 'stale') {
+  constructor(
+    readonly kind:
+      | 'timeout'
+      | 'network'
+      | 'http'
+      | 'malformed'
+      | 'refused'
+      | 'absurd'
+      | 'stale'
+      | 'missing'
+      | 'wrong-block',
+  ) {
     super(`etherscan ${kind}`);
   }
 }
@@ -62,12 +80,8 @@ export async function readEtherscanGas(
   options: { timeoutMs?: number; minBlock?: number } = {},
 ): Promise<EtherscanGasReading> {
   const timeoutMs = options.timeoutMs ?? deps.config.upstreamTimeoutMs;
-  const url = new URL(deps.config.etherscan.url);
-  url.searchParams.set('chainid', '1');
-  url.searchParams.set('module', 'gastracker');
-  url.searchParams.set('action', 'gasoracle');
-  if (deps.config.etherscan.apiKey) url.searchParams.set('apikey', deps.config.etherscan.apiKey);
-  const body = await fetchJson(deps.fetch, url.toString(), timeoutMs);
+  const url = explorerUrl(deps.config, { module: 'gastracker', action: 'gasoracle' });
+  const body = await fetchJson(deps.fetch, url, timeoutMs);
   const status = (body as { status?: unknown } | null)?.status;
   if (status === '0') throw new EtherscanError('refused');
   const parsed = GasOracleSchema.safeParse(body);
@@ -96,6 +110,65 @@ export async function readEtherscanGas(
     source: ETHERSCAN_SOURCE,
     gasUsedRatios: ratios.success ? ratios.data : null,
   };
+}
+
+/** A hex quantity as JSON-RPC sends it, within the integers a double holds exactly. */
+const quantity = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{1,13}$/)
+  .transform((hex) => Number.parseInt(hex, 16));
+
+/** The proxy's answer: the node's JSON-RPC one, a block (only its number and time are read) or null. */
+const ProxyBlockSchema = z.object({
+  result: z.object({ number: quantity, timestamp: quantity }).nullable(),
+});
+
+/**
+ * Reads the time (Unix seconds) of mainnet block `blockNumber` from the Etherscan v2 proxy
+ * (`module=proxy&action=eth_getBlockByNumber`, the block without its transactions), for the gas
+ * oracle's LastBlock, which carries none. The block must be the one asked for, and its time possible
+ * for its number (the bounds the RPC providers' heads are held to: rpc-mainnet-gas.ts) and not further
+ * in the future than clocks drift, else an EtherscanError is thrown: `refused` for a rate limit, a key
+ * error or the node's error, `missing` for no block, `wrong-block`, `absurd`, or the transport's kind.
+ * The key is only ever in the request URL.
+ */
+export async function readEtherscanBlockTime(
+  deps: Pick<AppDeps, 'config' | 'fetch' | 'now'>,
+  blockNumber: number,
+  options: { timeoutMs?: number } = {},
+): Promise<number> {
+  const timeoutMs = options.timeoutMs ?? deps.config.upstreamTimeoutMs;
+  const url = explorerUrl(deps.config, {
+    module: 'proxy',
+    action: 'eth_getBlockByNumber',
+    tag: `0x${blockNumber.toString(16)}`,
+    boolean: 'false',
+  });
+  const body = (await fetchJson(deps.fetch, url, timeoutMs)) as { status?: unknown; error?: unknown } | null;
+  // A rate limit or key error comes in the API's own shape ("status":"0"), the node's error as JSON-RPC's.
+  if (body?.status === '0' || (body?.error !== undefined && body?.error !== null))
+    throw new EtherscanError('refused');
+  const parsed = ProxyBlockSchema.safeParse(body);
+  if (!parsed.success) throw new EtherscanError('malformed');
+  const block = parsed.data.result;
+  if (block === null) throw new EtherscanError('missing');
+  if (block.number !== blockNumber) throw new EtherscanError('wrong-block');
+  const { timestamp } = block;
+  const possible =
+    timestamp * 1000 <= deps.now() + MAX_FUTURE_SKEW_MS &&
+    BigInt(blockNumber) <= computeMainnetBlockCeiling(timestamp) &&
+    blockNumber >= (computeMainnetHeadFloor(timestamp * 1000) ?? 0);
+  if (!possible) throw new EtherscanError('absurd');
+  return timestamp;
+}
+
+/** The v2 API's URL for mainnet (`chainid=1`) with these parameters, and the key when one is configured. */
+function explorerUrl(config: Pick<Config, 'etherscan'>, params: Record<string, string>): string {
+  const url = new URL(config.etherscan.url);
+  url.searchParams.set('chainid', '1');
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  if (config.etherscan.apiKey) url.searchParams.set('apikey', config.etherscan.apiKey);
+  return url.toString();
 }
 
 /** GETs JSON within `timeoutMs` (see `fetchJsonWithin`); an oversized body counts as malformed. */

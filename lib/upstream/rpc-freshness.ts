@@ -22,6 +22,12 @@ export interface FreshnessLimits {
   maxLagMs: number;
 }
 
+/**
+ * The oldest a live reading's block may be (ms): a provider whose newest block is older is refused as
+ * stale, and so is the explorer backstop when its block's own time shows it older (lib/services/explorer-gas.ts).
+ */
+export const MAX_BLOCK_AGE_MS = 60_000;
+
 /** A remembered best block is forgotten after this long: one bogus answer cannot hold the pool longer. */
 const BEST_BLOCK_MEMORY_MS = 10 * 60_000;
 

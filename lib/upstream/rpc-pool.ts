@@ -4,7 +4,13 @@ import { stillWaiting } from '../clock';
 import type { RpcEndpoint } from '../config';
 import { type AppDeps, getState } from '../deps';
 import { classifyRpcError, RpcAttemptError, type RpcFailure, RpcPoolError } from './rpc-errors';
-import { assertFresh, type BlockStamp, type FreshnessLimits, recordBestBlock } from './rpc-freshness';
+import {
+  assertFresh,
+  type BlockStamp,
+  type FreshnessLimits,
+  MAX_BLOCK_AGE_MS,
+  recordBestBlock,
+} from './rpc-freshness';
 import {
   CHAIN_RECHECK_MS,
   createPoolHealth,
@@ -112,7 +118,7 @@ type PoolDeps = Pick<AppDeps, 'fetch' | 'now' | 'log' | 'state'>;
 /** The freshness limits a pool with these options applies to every answer it checks (60 s of age by default). */
 export function freshnessLimitsOf(options: Partial<FreshnessLimits>): FreshnessLimits {
   return {
-    maxBlockAgeMs: options.maxBlockAgeMs ?? 60_000,
+    maxBlockAgeMs: options.maxBlockAgeMs ?? MAX_BLOCK_AGE_MS,
     // Three mainnet slots.
     maxLagMs: options.maxLagMs ?? 36_000,
   };

@@ -47,7 +47,8 @@ export function countingFetch(env: Record<string, string>, counts: ReadCounts, i
     const body = typeof init?.body === 'string' ? init.body : '';
     let kind: ReadKind | undefined;
     if (owner === 'mainnet' && body.includes('"eth_feeHistory"')) kind = 'mainnet';
-    else if (owner === 'etherscan') kind = 'mainnet';
+    // One read of the explorer is its gas oracle (the proxy's block time comes with it).
+    else if (owner === 'etherscan' && url.searchParams.get('action') === 'gasoracle') kind = 'mainnet';
     else if (owner?.startsWith('l2:') && body.includes('"eth_gasPrice"')) kind = owner as ReadKind;
     else if (owner === 'price') kind = /polygon|POL/i.test(url.href) ? 'price:POL' : 'price:ETH';
     if (kind) counts[kind] += 1;

@@ -8,6 +8,8 @@ import { expectNoLeaks, type FaultMode, startUpstreams, type Upstreams } from '.
 import { HEALTHY_VIEW } from '../upstreams/chain-model';
 
 let upstreams: Upstreams;
+/** How far the simulated chain's clock runs ahead of the real one (a test moves it with the app's). */
+let chainOffsetMs = 0;
 
 /** GETs /api/gas and checks that neither the body nor any log line carries a configured URL, key, address or port. */
 async function getGas(deps: TestDeps) {
@@ -33,10 +35,11 @@ async function failEveryRpc(mode: FaultMode = 'refuse') {
 }
 
 beforeAll(async () => {
-  upstreams = await startUpstreams();
+  upstreams = await startUpstreams({ now: () => Date.now() + chainOffsetMs });
 });
 
 afterEach(async () => {
+  chainOffsetMs = 0;
   await upstreams.reset();
 });
 
@@ -201,7 +204,9 @@ describe('GET /api/gas after a provider served a head numbered ahead of the chai
     upstreams.mainnet[0]?.setHead({ number: head + 1_000 });
     offsetMs = 31_000; // the reading is due again
     expect((await getGas(deps)).body.blockNumber).toBe(head + 1_000);
+    // A minute on for the chain as well: the explorer's block is as old as its own time says.
     offsetMs = 62_000;
+    chainOffsetMs = offsetMs;
     await failEveryRpc();
     const { body } = await getGas(deps);
     expect(body).toMatchObject({ source: 'etherscan', blockNumber: expect.any(Number) });

@@ -1,0 +1,76 @@
+import type { AppDeps } from '../deps';
+import {
+  EtherscanError,
+  type EtherscanGasReading,
+  readEtherscanBlockTime,
+  readEtherscanGas,
+} from '../upstream/etherscan';
+import { MAX_BLOCK_AGE_MS } from '../upstream/rpc-freshness';
+import { SLOT_SECONDS } from '../upstream/rpc-mainnet-gas';
+import { computeExplorerMinBlock, recallMainnetHead } from './mainnet-known-head';
+
+/** Under this much of the budget left, the block's time is not asked for: the call could only time out. */
+const MIN_BLOCK_CALL_MS = 100;
+
+/** The explorer backstop's reading: the gas oracle's, when it was read, and its block's time. */
+export interface ExplorerGasReading extends EtherscanGasReading {
+  /** When the gas oracle answered (epoch ms). */
+  readAt: number;
+  /**
+   * Its block's time (Unix seconds): the earlier of the block's own time, read from the explorer's
+   * proxy, and the latest it can have (estimateExplorerBlockTime); the latter alone when the proxy
+   * gives none.
+   */
+  blockTimestamp: number;
+}
+
+type Deps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGood'>;
+
+/**
+ * Reads the Etherscan backstop: the gas oracle, its LastBlock held to the known head (and the slots
+ * since) or, with none, to the clock, then that block's own time from the explorer's proxy, both
+ * within the one upstream budget the oracle alone had. A block older than a live reading may be
+ * (60 s, as the RPC providers' heads) makes the reading stale; a proxy that fails or answers what
+ * cannot be trusted costs only the block's time (the estimate is kept, its kind logged).
+ * @throws EtherscanError when the oracle fails, or the block's own time shows it stale.
+ */
+export async function readExplorerGas(deps: Deps): Promise<ExplorerGasReading> {
+  const known = await recallMainnetHead(deps);
+  const minBlock = computeExplorerMinBlock(known, deps.now());
+  const endsAt = deps.now() + deps.config.upstreamTimeoutMs;
+  const reading = await readEtherscanGas(deps, minBlock === undefined ? {} : { minBlock });
+  const readAt = deps.now();
+  const latest = estimateExplorerBlockTime(known, reading.blockNumber, readAt);
+  const own = await readOwnBlockTime(deps, reading.blockNumber, endsAt);
+  if (own !== null && readAt - own * 1000 > MAX_BLOCK_AGE_MS) throw new EtherscanError('stale');
+  // Its own time counts no later than the latest it can have (a node's clock ahead, within the skew allowed).
+  return { ...reading, readAt, blockTimestamp: own === null ? latest : Math.min(own, latest) };
+}
+
+/** The block's time from the explorer's proxy within what is left until `endsAt`; null (logged) when it gives none. */
+async function readOwnBlockTime(deps: Deps, blockNumber: number, endsAt: number): Promise<number | null> {
+  const timeoutMs = endsAt - deps.now();
+  try {
+    if (timeoutMs < MIN_BLOCK_CALL_MS) throw new EtherscanError('timeout');
+    return await readEtherscanBlockTime(deps, blockNumber, { timeoutMs });
+  } catch (error) {
+    const kind =
+      error instanceof EtherscanError ? error.kind : error instanceof Error ? error.name : 'unknown';
+    deps.log.warn('etherscan block time unavailable; estimating it', { kind });
+    return null;
+  }
+}
+
+/**
+ * The latest time (Unix seconds) the explorer's block can have: the read time, or, for a block behind
+ * the known head, a slot per block before the time that head was seen (its own time was no later).
+ */
+function estimateExplorerBlockTime(
+  known: { number: number; readAt: number } | null,
+  blockNumber: number,
+  nowMs: number,
+): number {
+  const behind = known && known.number > blockNumber ? known.number - blockNumber : 0;
+  const latest = behind > 0 && known ? Math.min(nowMs, known.readAt - behind * SLOT_SECONDS * 1000) : nowMs;
+  return Math.floor(latest / 1000);
+}

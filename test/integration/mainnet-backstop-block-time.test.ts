@@ -1,0 +1,199 @@
+// The Etherscan backstop's block time (lib/services/explorer-gas.ts): read from the explorer's proxy
+// (eth_getBlockByNumber at the gas oracle's LastBlock), not guessed from the read time.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app';
+import { getCurrentGas } from '../../lib/services/current-gas';
+import { createMemoryLastGoodStore } from '../../lib/store/last-good';
+import { createTestDeps, type TestDeps } from '../helpers/deps';
+import {
+  expectNoLeaks,
+  type FaultMode,
+  type FaultOptions,
+  startUpstreams,
+  type Upstreams,
+} from '../upstreams';
+import { HEALTHY_VIEW } from '../upstreams/chain-model';
+
+/** One clock for the app and the simulated chain, 3 s into a slot of the real one. */
+let now = Math.floor(Date.now() / 12_000) * 12_000 + 3_000;
+let up: Upstreams;
+
+beforeAll(async () => {
+  up = await startUpstreams({ now: () => now });
+});
+afterEach(async () => {
+  now = Math.floor(Date.now() / 12_000) * 12_000 + 3_000;
+  await up.reset();
+});
+afterAll(async () => {
+  await up?.close();
+});
+
+/** An app instance on the shared clock (a short budget, so a hung call costs little). */
+const instance = (overrides: Partial<TestDeps> = {}) =>
+  createTestDeps({ ...up.env, UPSTREAM_TIMEOUT_MS: '400' }, { now: () => now, ...overrides });
+
+/** GETs /api/gas and checks that neither the body nor any log line carries a simulator URL, port or key. */
+async function getGas(deps: TestDeps) {
+  const res = await createApp(deps).request('/api/gas');
+  const text = await res.text();
+  const forbidden = [
+    ...up.secrets,
+    ...up.all.flatMap((sim) => [sim.url, sim.origin, `:${sim.port}`]),
+    '/v2/api',
+    'apikey',
+    'eth_getBlockByNumber',
+  ];
+  for (const trace of forbidden) {
+    expect(text).not.toContain(trace);
+    for (const line of deps.logs) expect(line).not.toContain(trace);
+  }
+  expectNoLeaks(up, text, ...deps.logs);
+  return { res, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+async function failEveryRpc() {
+  await Promise.all(up.mainnet.map((sim) => sim.fault('refuse')));
+}
+
+/** The block the explorer's oracle names when its backend is `lag` blocks behind, and that block's time. */
+function explorerBlock(lag: number) {
+  const number = up.etherscan.model.headNumber({ ...HEALTHY_VIEW, lagBlocks: lag });
+  return { number, seconds: up.etherscan.model.timestampOf(number, HEALTHY_VIEW) };
+}
+
+/** The full blocks an aged answer served at `atMs` counts after a block stamped `seconds` (aged-reading.ts). */
+const slotsToAnswerEnd = (seconds: number, atMs: number) =>
+  Math.ceil((atMs + 31_000 - seconds * 1000) / 12_000);
+
+const blockTimeLogs = (deps: TestDeps) =>
+  deps.logs.filter((line) => line.includes('etherscan block time unavailable'));
+
+describe('GET /api/gas from the Etherscan backstop', () => {
+  it("dates the reading by its block's own time, so a stale copy later counts every slot since that block", async () => {
+    await failEveryRpc();
+    // The explorer's backend 3 blocks (36 s or more) behind the chain: a minute's lag is honest.
+    await up.etherscan.fault('lag', { blocks: 3 });
+    const block = explorerBlock(3);
+    const deps = instance();
+    const live = await getGas(deps);
+    expect(live.body).toMatchObject({ source: 'etherscan', blockNumber: block.number });
+    expect(blockTimeLogs(deps)).toEqual([]);
+    const asked = up.etherscan.requests.log.find((r) => r.keys.includes('eth_getBlockByNumber'));
+    const sent = new URL(asked?.url ?? '', 'http://sim').searchParams;
+    expect(Object.fromEntries(sent)).toMatchObject({
+      chainid: '1',
+      module: 'proxy',
+      tag: `0x${block.number.toString(16)}`,
+      boolean: 'false',
+      apikey: up.env.ETHERSCAN_API_KEY,
+    });
+    expect((await getCurrentGas(deps)).blockTimestamp).toBe(block.seconds);
+
+    // 40 s on the explorer fails too: the reading is served as the last good one, its max fees widened
+    // by the slots from its block's real time (until 2026-11-28 from its read time, 3 or 4 too few).
+    now += 40_000;
+    await up.etherscan.fault('refuse');
+    const stale = await getGas(deps);
+    expect(stale.body.source).toBe('stale:etherscan');
+    const blocks = slotsToAnswerEnd(block.seconds, now);
+    expect(blocks).toBeGreaterThan(slotsToAnswerEnd(Math.floor((now - 40_000) / 1000), now));
+    expect(stale.body.walletFeesNote).toContain(`up to ${blocks} full blocks`);
+  });
+
+  it.each<{ name: string; kind: string; mode: FaultMode; options?: FaultOptions }>([
+    { name: 'is rate-limited', kind: 'refused', mode: 'rpc-error' },
+    { name: 'hangs', kind: 'timeout', mode: 'hang' },
+    { name: 'answers HTTP 429', kind: 'http', mode: 'http-429' },
+    { name: 'answers malformed JSON', kind: 'malformed', mode: 'malformed' },
+    {
+      name: "has no such block on a node behind the oracle's",
+      kind: 'missing',
+      mode: 'lag',
+      options: { blocks: 5 },
+    },
+  ])(
+    'serves the reading with the estimated block time when the proxy $name',
+    async ({ kind, mode, options }) => {
+      await failEveryRpc();
+      await up.etherscan.fault(mode, { ...options, methods: ['eth_getBlockByNumber'] });
+      const deps = instance();
+      const { body } = await getGas(deps);
+      expect(body).toMatchObject({ source: 'etherscan', blockNumber: explorerBlock(0).number });
+      // No known head: the latest the block can have is the read time.
+      expect((await getCurrentGas(deps)).blockTimestamp).toBe(Math.floor(now / 1000));
+      const logged = blockTimeLogs(deps);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toContain(`"kind":"${kind}"`);
+    },
+  );
+
+  it('refuses a reading whose block is older than a live one may be (60 s): 503 on a cold process', async () => {
+    await failEveryRpc();
+    // Its LastBlock is days within what the clock alone allows, so only its block's time tells.
+    await up.etherscan.fault('lag', { blocks: 10 });
+    const deps = instance();
+    const { res } = await getGas(deps);
+    expect(res.status).toBe(503);
+    expect(deps.logs.some((line) => line.includes('"error":"etherscan stale"'))).toBe(true);
+  });
+
+  it("serves the last good reading rather than an explorer's whose block's own time shows it 2 minutes old", async () => {
+    const lastGood = createMemoryLastGoodStore();
+    const first = instance({ lastGood });
+    expect((await getGas(first)).body.source).toBe('rpc-1');
+    // Three minutes on, every provider fails and the explorer's backend is 10 blocks behind: enough
+    // ahead of the known head (half the slots since it was seen) to pass on its number alone.
+    now += 3 * 60_000;
+    await failEveryRpc();
+    await up.etherscan.fault('lag', { blocks: 10 });
+    const later = instance({ lastGood });
+    const { body } = await getGas(later);
+    expect(body.source).toBe('stale:rpc-1');
+    expect(later.logs.some((line) => line.includes('"error":"etherscan stale"'))).toBe(true);
+  });
+
+  it.each([
+    {
+      name: 'for another block',
+      kind: 'wrong-block',
+      fields: () => {
+        const other = explorerBlock(100);
+        return { number: other.number, timestamp: other.seconds };
+      },
+    },
+    {
+      name: 'with a time impossible for its number (2020)',
+      kind: 'absurd',
+      fields: () => ({ timestamp: 1_600_000_000 }),
+    },
+    {
+      name: 'with a time 10 minutes ahead',
+      kind: 'absurd',
+      fields: () => ({ timestamp: Math.floor(now / 1000) + 600 }),
+    },
+  ])('does not trust a proxy answer $name: the estimate stands', async ({ kind, fields }) => {
+    await failEveryRpc();
+    up.etherscan.setBlock(fields());
+    const deps = instance();
+    const { body } = await getGas(deps);
+    expect(body.source).toBe('etherscan');
+    expect((await getCurrentGas(deps)).blockTimestamp).toBe(Math.floor(now / 1000));
+    expect(blockTimeLogs(deps)[0]).toContain(`"kind":"${kind}"`);
+  });
+
+  it('does not ask for the block when the oracle used up the budget both calls share', async () => {
+    await failEveryRpc();
+    // The oracle's answer took 350 of the 400 ms (on the app's clock): 50 ms left are not worth a call.
+    const deps = instance({
+      fetch: (input, init) => {
+        if (String(input).includes('gasoracle')) now += 350;
+        return fetch(input, init);
+      },
+    });
+    const { body } = await getGas(deps);
+    expect(body.source).toBe('etherscan');
+    expect(up.etherscan.requests.byMethod.eth_getBlockByNumber).toBeUndefined();
+    expect(blockTimeLogs(deps)[0]).toContain('"kind":"timeout"');
+  });
+});
