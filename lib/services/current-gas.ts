@@ -3,7 +3,7 @@ import { type AppDeps, getState } from '../deps';
 import { GasUnavailableError } from '../errors';
 import { MAX_SANE_GWEI } from '../oracle/sanity';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
-import { readThrough, type SharedKind } from '../store/shared-read';
+import { readThrough, type SharedKind, secondsUntilRetry } from '../store/shared-read';
 import { readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
 import { ageReading } from './aged-reading';
 import { readExplorerGas } from './explorer-gas';
@@ -42,7 +42,11 @@ export const CURRENT_GAS_TTL_MS = 30_000;
 export const CURRENT_GAS_LAST_GOOD_KEY = 'current-gas:mainnet';
 /** A last good reading older than this is not served (SPEC.md decision 7). */
 export const MAX_STALE_MS = 5 * 60_000;
-/** How long callers are told to wait when no reading exists: about one refresh cadence. */
+/**
+ * How long callers are told to wait when no reading exists and no failure on record says when the next
+ * attempt comes: about one refresh cadence. With one (always, for a 503 of a request), the hint is the
+ * time until then instead (secondsUntilRetry).
+ */
 export const RETRY_AFTER_SECONDS = 30;
 export const STALE_PREFIX = 'stale:';
 
@@ -71,7 +75,12 @@ export async function getCurrentGas(
     if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
     return ageReading(staleCopyOf(shared.value), deps.now(), true);
   }
-  throw gasUnavailable();
+  // Asking again can first work when the failed refresh is tried again (the fleet's back-off, or this
+  // instance's own without the store). Until 2026-11-28 every 503 said 30 s, whether that was 5 s or
+  // a minute away.
+  throw gasUnavailable(
+    shared.failure ? secondsUntilRetry(shared.failure.retryAt, deps.now()) : RETRY_AFTER_SECONDS,
+  );
 }
 
 /** The last good reading labelled `stale:`, one copy per reading (so ageReading can reuse its aged copy). */
@@ -95,11 +104,14 @@ export function serveReading(reading: CurrentGasReading, nowMs: number): Current
   return ageReading(reading, nowMs, aged);
 }
 
-/** The error every mainnet-gas read throws when it has nothing to serve (also the 503's documented example). */
-export const gasUnavailable = () =>
+/**
+ * The error every mainnet-gas read throws when it has nothing to serve, telling callers to ask again
+ * after `retryAfterSeconds` (also the 503's documented example, with the default).
+ */
+export const gasUnavailable = (retryAfterSeconds = RETRY_AFTER_SECONDS) =>
   new GasUnavailableError(
     'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
-    RETRY_AFTER_SECONDS,
+    retryAfterSeconds,
   );
 
 /** Mainnet gas as a shared data kind: RPC providers (hedged failover), then Etherscan. */

@@ -30,11 +30,12 @@ export interface SharedReading<T> {
   readNow: boolean;
   /**
    * The last refresh failed: its kind, when it failed (`failedAt`, epoch ms, on the clock of the
-   * instance that tried), whether this call made the attempt, and whether it waited for another
+   * instance that tried), when this instance next looks for a refresh (`retryAt`, epoch ms, on its own
+   * clock: see retryAtOf), whether this call made the attempt, and whether it waited for another
    * instance's attempt (the lease holder's), which the kind then names. Neither: the fleet is backing
    * off, and the entry was served without asking or waiting.
    */
-  failure: { kind: string; failedAt: number; attempted: boolean; waited: boolean } | null;
+  failure: { kind: string; failedAt: number; retryAt: number; attempted: boolean; waited: boolean } | null;
   /**
    * When this instance took the entry it serves (from the store, or its own read): the last time it
    * looked, which dates an answer without a reading when no failure says more (a wait for the lease
@@ -548,12 +549,37 @@ function view(held: Held, fromRefresh: boolean): SharedReading<unknown> {
       ? {
           kind: failure.kind,
           failedAt: failedAtOf(failure),
+          retryAt: retryAtOf(held),
           attempted: fromRefresh && held.attempted,
           waited: fromRefresh && held.waited,
         }
       : null,
     heldAt: held.heldAt,
   };
+}
+
+/**
+ * When this instance next looks for a refresh of a failed entry it holds: the failure's retry time
+ * (the fleet's back-off, or this instance's own without the store), or, as it holds its copy until a
+ * moment up to RECHECK_MS after that (jittered, so the fleet's instances do not come at once), that
+ * moment: until then it serves the failure again without asking. So the earliest time a request here
+ * can be answered by a new attempt (on another instance, up to a second sooner).
+ */
+function retryAtOf(held: Held): number {
+  return Math.max(held.entry.failure?.retryAt ?? 0, held.recheckAt);
+}
+
+/** The longest retry hint given, in seconds: the back-off's longest step. */
+export const MAX_RETRY_AFTER_SECONDS = RETRY_MAX_MS / 1000;
+
+/**
+ * The whole seconds from `now` until `retryAt` (a reading's `failure.retryAt`), counted up: what a
+ * caller is told to wait before asking again (a 503's Retry-After). At least 1, and at most
+ * MAX_RETRY_AFTER_SECONDS: a time further off comes only from retryAtOf's jitter (a second at most)
+ * or from a peer whose clock runs ahead (up to CLOCK_SKEW_MS), no ground to keep a client away longer.
+ */
+export function secondsUntilRetry(retryAt: number, now: number): number {
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil((retryAt - now) / 1000)));
 }
 
 /** The back-off after the `count`-th failed refresh in a row: 5 s, doubling up to a minute. */

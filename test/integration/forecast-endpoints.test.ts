@@ -243,7 +243,11 @@ describe('GET /api/gas-predictions and /api/dashboard', () => {
       const res = await app.request(path);
       expect(res.status).toBe(503);
       expect(res.headers.get('Content-Type')).toBe('application/problem+json');
-      expect(res.headers.get('Retry-After')).toBe('30');
+      // The seconds until the failed refresh is tried again: 5 s after the first failure (and up to a
+      // second until this instance looks again), counting down (a slow machine only lowers it).
+      const retryAfter = Number(res.headers.get('Retry-After'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(6);
     }
   });
 });

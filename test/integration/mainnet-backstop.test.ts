@@ -245,7 +245,11 @@ describe('GET /api/gas when everything fails', () => {
   it('answers 503 with Retry-After once the last good reading is over 5 minutes old', async () => {
     const { res, body } = await readThenFail(5 * 60_000 + 5_000);
     expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toBe('30');
+    // The first failed refresh is tried again in 5 s (this instance looks again up to a second later),
+    // and the hint counts down to it (a slow machine only lowers it); until 2026-11-28 it was 30.
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(6);
     expect(body.detail).not.toMatch(/127\.0\.0\.1|http/);
   });
 

@@ -6,11 +6,14 @@ import { createTestDeps } from '../helpers/deps';
 import { findFreePort } from '../helpers/free-port';
 
 /** An app whose every mainnet upstream refuses connections and whose history store is down. */
-async function appWithNothingUp() {
+async function appWithNothingUp(now?: () => number) {
   const dead = `http://127.0.0.1:${await findFreePort()}`;
   const deps = createTestDeps(
     { MAINNET_RPC_URLS: `${dead}/k`, ETHERSCAN_API_URL: dead, UPSTREAM_TIMEOUT_MS: '500' },
-    { withDb: () => Promise.reject(new Error(`connect ECONNREFUSED ${dead.slice(7)}`)) },
+    {
+      withDb: () => Promise.reject(new Error(`connect ECONNREFUSED ${dead.slice(7)}`)),
+      ...(now ? { now } : {}),
+    },
   );
   return { app: createApp(deps), deps, dead };
 }
@@ -27,7 +30,7 @@ async function answer(res: Response) {
   };
 }
 
-/** The 503 answer clients have always had for an unavailable dependency, to the byte. */
+/** The 503 answer clients have always had for an unavailable dependency, to the byte (mainnet gas's Retry-After aside). */
 function unavailable(title: string, detail: string, instance: string) {
   return {
     status: 503,
@@ -41,15 +44,20 @@ function unavailable(title: string, detail: string, instance: string) {
 
 describe('domain errors at the HTTP edge', () => {
   it('answers GasUnavailableError with the same 503 problem as before the services stopped speaking HTTP', async () => {
-    const { app, deps, dead } = await appWithNothingUp();
+    // A clock that stands still: the hint is then the whole back-off, whatever the machine's speed.
+    const now = Date.now();
+    const { app, deps, dead } = await appWithNothingUp(() => now);
     const res = await app.request('/api/gas');
-    expect(await answer(res)).toEqual(
-      unavailable(
+    expect(await answer(res)).toEqual({
+      ...unavailable(
         'Gas data unavailable',
         'No mainnet gas upstream answered and no reading of the last 5 minutes is available.',
         '/api/gas',
       ),
-    );
+      // Since 2026-11-28 the time until the failed refresh is tried again: 5 s for a first failure,
+      // and up to a second more until this instance looks again.
+      retryAfter: expect.stringMatching(/^[56]$/),
+    });
     const port = new URL(dead).port;
     expect(deps.logs.join('\n')).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${port}`));
   });

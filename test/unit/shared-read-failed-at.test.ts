@@ -1,6 +1,7 @@
 // lib/store/shared-read.ts: a reading tells when the last refresh failed (`failure.failedAt`), told
 // from the entry's retry time and count (the stored failure has no time of its own, in this release or
-// the one before), and when this instance took the entry it serves (`heldAt`).
+// the one before), when this instance next looks for a refresh (`failure.retryAt`), and when this
+// instance took the entry it serves (`heldAt`).
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryLastGoodStore } from '../../lib/store/last-good';
@@ -38,10 +39,14 @@ it('dates each failed refresh by its attempt, and keeps that date through its ba
     readAt: null,
     failure: { kind: 'error', retryAt: NOW + 5_000, count: 1 },
   });
-  // Within the back-off, the same failure, with no attempt.
+  // Within the back-off, the same failure, with no attempt, and the same time this instance looks
+  // again: the retry time, or up to a second after it (its copy is held with jitter).
+  const first = (await readThrough(t.deps, t.kind)).failure?.retryAt ?? 0;
+  expect(first).toBeGreaterThanOrEqual(NOW + 5_000);
+  expect(first).toBeLessThanOrEqual(NOW + 6_000);
   t.advance(2_000);
   expect(await readThrough(t.deps, t.kind)).toMatchObject({
-    failure: { failedAt: NOW, attempted: false },
+    failure: { failedAt: NOW, retryAt: first, attempted: false },
   });
   // Past it (and this instance's jittered look again, up to a second later), the next attempt fails.
   t.advance(5_000);
