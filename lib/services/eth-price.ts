@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AppDeps, getState } from '../deps';
-import { readThrough, type SharedKind } from '../store/shared-read';
+import { readThrough, type SharedKind, secondsUntilRetry } from '../store/shared-read';
 import { readPriceChain } from '../upstream/price-chain';
 import {
   isSaneUsd,
@@ -53,6 +53,11 @@ export interface TokenPrice {
   source: PriceLabel;
   /** Integer milliseconds since `updatedAt`, the quote's own time; only on `stale-*` labels. */
   staleAgeMs?: number;
+  /**
+   * Only with `unavailable`, when a failure is on record: when this instance next asks for a refresh
+   * (epoch ms; the fleet's back-off, see SharedReading). Not served: priceRetryAfterSeconds tells it.
+   */
+  retryAt?: number;
 }
 
 // What the shared entry holds; validated on every read, since the store is shared and may hold anything.
@@ -109,7 +114,12 @@ export async function getTokenPrice(deps: AppDeps, token: PriceToken): Promise<T
       deps.log.warn('price unavailable', { token, failure: shared.failure.kind });
     // Never after this instance took the entry: a failure is on the clock of the instance that tried,
     // which may run ahead (a peer up to the entry's clock bound, this host's clock stepped back).
-    return unavailable(deps, token, Math.min(shared.failure?.failedAt ?? shared.heldAt, shared.heldAt));
+    return unavailable(
+      deps,
+      token,
+      Math.min(shared.failure?.failedAt ?? shared.heldAt, shared.heldAt),
+      shared.failure?.retryAt,
+    );
   }
   if (now - record.readAt < freshMsOf(token)) {
     return fromRecord(deps, token, record, shared.readNow && !shared.failure ? record.priceSource : 'cache');
@@ -201,11 +211,11 @@ function fromRecord(deps: AppDeps, token: PriceToken, record: PriceRecord, sourc
  * that ran out), when this instance last looked at the entry. So the answer, its ETag and
  * Last-Modified stay the same through a back-off, and move with the next failed attempt. Until
  * 2026-11-28 it was dated by the request, so every answer of an outage was a new one. The same object
- * while `at` is the same, as fromRecord's.
+ * while `at` and `retryAt` (the failure's, when there is one) are the same, as fromRecord's.
  */
-function unavailable(deps: AppDeps, token: PriceToken, at: number): TokenPrice {
+function unavailable(deps: AppDeps, token: PriceToken, at: number, retryAt: number | undefined): TokenPrice {
   const last = getState(deps, `price-unavailable:${token}`, () => ({ price: null as TokenPrice | null }));
-  if (last.price?.updatedAt === at) return last.price;
+  if (last.price?.updatedAt === at && last.price.retryAt === retryAt) return last.price;
   last.price = {
     token,
     usd: null,
@@ -214,6 +224,16 @@ function unavailable(deps: AppDeps, token: PriceToken, at: number): TokenPrice {
     updatedAt: at,
     priceSource: null,
     source: 'unavailable',
+    ...(retryAt === undefined ? {} : { retryAt }),
   };
   return last.price;
+}
+
+/**
+ * How long a caller told there is no price should wait before asking again, in whole seconds: until
+ * the failed refresh is tried again (secondsUntilRetry), or, with no failure on record to say when
+ * that is, about one refresh cadence (30 s). Until 2026-11-28 it was always 30.
+ */
+export function priceRetryAfterSeconds(price: TokenPrice, now: number): number {
+  return price.retryAt === undefined ? PRICE_FRESH_MS / 1000 : secondsUntilRetry(price.retryAt, now);
 }

@@ -386,10 +386,19 @@ describe('MCP tools when upstreams fail', () => {
 
   it('gives an isError result when no price source answers, while a mainnet estimate says USD is unknown', async () => {
     for (const sim of [up.coingecko, up.coinbase, up.kraken]) await sim.fault('http-500');
-    const { client, deps } = await connect();
+    let clock = Date.now();
+    const { client, deps } = await connect({ now: () => clock });
     const price = await callRaw(client, 'get_eth_price');
     expect(price.isError).toBe(true);
     expect(price.text).toContain('ETH/USD price unavailable');
+    // When the failed refresh is tried again: 5 s, and up to a second until this instance looks again
+    // (until 2026-11-28 "retry in about 30 seconds"); 3 s later, 3 s fewer.
+    const wait = Number(price.text.match(/retry after (\d+) seconds\.$/)?.[1]);
+    expect([5, 6]).toContain(wait);
+    clock += 3_000;
+    expect((await callRaw(client, 'get_eth_price')).text).toMatch(
+      new RegExp(`retry after ${wait - 3} seconds\\.$`),
+    );
     const { data } = await estimate(client, { gasLimit: 30_000 });
     expect(data.nativeUsd).toBeNull();
     expect(data.execution.usd).toBeNull();

@@ -3,7 +3,7 @@
 // within its own deadline, instead of asking every source itself. Timers and the clock are simulated
 // together, so the waits are those a real fleet would see, however busy the machine.
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { getTokenPrice } from '../../lib/services/eth-price';
+import { getTokenPrice, priceRetryAfterSeconds } from '../../lib/services/eth-price';
 import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
 import type { PriceToken } from '../../lib/upstream/price-source';
 import { loadPriceFixture } from '../fixtures/price/load-fixture';
@@ -222,6 +222,8 @@ it('ETH: with no price and no failure on record, dates the answer by the end of 
   // (a second). Until 2026-11-28 every answer was dated by its own request.
   const served = await price;
   expect(served).toMatchObject({ usd: null, source: 'unavailable', updatedAt: startedAt + 3_750 });
+  // Nor when the next attempt comes: a caller is told about one refresh cadence, as before 2026-11-28.
+  expect(priceRetryAfterSeconds(served, now())).toBe(30);
   vi.advanceTimersByTime(500);
   const again = await getTokenPrice(deps, 'ETH');
   expect(again.updatedAt).toBe(startedAt + 3_750);
@@ -238,12 +240,12 @@ it("ETH: dates no price by the fleet's last failed attempt, told from an entry o
     { value: null, readAt: null, failure: { kind: 'error', retryAt: failedAt + 20_000, count: 3 } },
     86_400_000,
   );
-  for (const deps of f.instances) {
-    expect(await getTokenPrice(deps, 'ETH')).toMatchObject({
-      usd: null,
-      source: 'unavailable',
-      updatedAt: failedAt,
-    });
+  // Each is told the time left of the fleet's back-off, 15 s, then 12 s (up to a second more, until
+  // it looks again), not 30 s as until 2026-11-28.
+  for (const [i, deps] of f.instances.entries()) {
+    const served = await getTokenPrice(deps, 'ETH');
+    expect(served).toMatchObject({ usd: null, source: 'unavailable', updatedAt: failedAt });
+    expect([15 - 3 * i, 16 - 3 * i]).toContain(priceRetryAfterSeconds(served, now()));
     vi.advanceTimersByTime(3_000);
   }
   expect(f.count('coingecko') + f.count('coinbase') + f.count('kraken')).toBe(0);
@@ -262,6 +264,8 @@ it('ETH: never dates no price after it looked, whatever the clock of the instanc
   const lookedAt = now();
   const served = await getTokenPrice(deps, 'ETH');
   expect(served).toMatchObject({ usd: null, source: 'unavailable', updatedAt: lookedAt });
+  // Nor is a caller told to wait longer than the longest back-off, a minute.
+  expect(priceRetryAfterSeconds(served, now())).toBe(60);
   vi.advanceTimersByTime(500);
   expect(await getTokenPrice(deps, 'ETH')).toBe(served);
   expect(f.count('coingecko') + f.count('coinbase') + f.count('kraken')).toBe(0);

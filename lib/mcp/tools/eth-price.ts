@@ -1,5 +1,5 @@
 import { EthPriceSchema, toEthPriceBody } from '../../schemas/eth-price';
-import { getEthPrice } from '../../services/eth-price';
+import { getEthPrice, priceRetryAfterSeconds } from '../../services/eth-price';
 import { defineTool, ToolUnavailableError } from '../tool';
 
 /** get_eth_price: ETH/USD through the same fallback chain as GET /api/eth-price. */
@@ -15,8 +15,10 @@ export const ethPriceTool = defineTool({
   async run(deps) {
     const price = await getEthPrice(deps);
     if (price.usd === null) {
+      // When the failed refresh is tried again; until 2026-11-28 always "about 30 seconds".
+      const wait = priceRetryAfterSeconds(price, deps.now());
       throw new ToolUnavailableError(
-        'ETH/USD price unavailable: no price source answered and no value of the last 5 minutes exists; retry in about 30 seconds.',
+        `ETH/USD price unavailable: no price source answered and no value of the last 5 minutes exists; retry after ${wait} seconds.`,
       );
     }
     const body = toEthPriceBody(price);
