@@ -2,6 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { Redis } from '@upstash/redis/cloudflare';
 import { describe, expect, it } from 'vitest';
 import { readMainnetForSlot } from '../../cron/slot-readings';
+import { createApp } from '../../functions/app';
 import worker from '../../functions/index';
 import { createLastGoodStore } from '../../lib/store/create-last-good';
 import { createTestDeps } from '../helpers/deps';
@@ -90,6 +91,41 @@ describe('Worker reading through the shared Redis entry', () => {
     try {
       // Until 2026-11-28 the slot's read went to the upstream during the back-off and wrote its reading.
       expect(await readMainnetForSlot(deps, slotStart)).toEqual({ skipped: 'only a last good reading' });
+      expect(await redis().get<string>(key)).toBe(failed);
+    } finally {
+      await redis().set(key, String(raw), { px: 86_400_000 });
+      if (rawReadAt !== null) await redis().set(`${key}:read-at`, rawReadAt, { px: 86_400_000 });
+    }
+  });
+
+  it("answers mainnet gas's 503 with the seconds left of the fleet's back-off in Redis as its Retry-After", async () => {
+    // The app in workerd over Upstash, as the Worker builds it, on a clock that stands still (so the
+    // hint is exact however slow the machine), with instance state of its own.
+    const now = Date.now();
+    const deps = createTestDeps(env, { now: () => now });
+    deps.lastGood = createLastGoodStore(deps.config);
+    const key = `${KEY}current-gas:mainnet`;
+    const [raw, rawReadAt] = await Promise.all([
+      redis().get<string>(key),
+      redis().get<string>(`${key}:read-at`),
+    ]);
+    const entry = JSON.parse(String(raw)) as Entry;
+    // The fleet's reading is 6 minutes old, too old to serve, and another isolate's refresh of it has
+    // just failed for the fourth time in a row: the fleet tries again in 40 s.
+    const readAt = now - 6 * 60_000;
+    const value = { ...entry.value, updatedAt: new Date(readAt).toISOString() };
+    const failure = { kind: 'error', retryAt: now + 40_000, count: 4 };
+    const failed = JSON.stringify({ value, readAt, failure });
+    await redis().set(key, failed, { px: 60_000 });
+    await redis().set(`${key}:read-at`, String(readAt), { px: 60_000 });
+    try {
+      const res = await createApp(deps).request('/api/gas');
+      expect(res.status).toBe(503);
+      expect(res.headers.get('Cache-Control')).toBe('no-store');
+      // 40 s, or 41 as this instance looks again up to a second after the retry time; until
+      // 2026-11-28 it said 30, and a client came back to another 503.
+      expect(['40', '41']).toContain(res.headers.get('Retry-After'));
+      // It asked no upstream during the back-off: the entry is the one written above.
       expect(await redis().get<string>(key)).toBe(failed);
     } finally {
       await redis().set(key, String(raw), { px: 86_400_000 });
