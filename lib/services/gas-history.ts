@@ -5,7 +5,11 @@ import { type Database, describeDbError, STORE_READ_DEADLINE_MS } from '../store
 import { chooseBucketSeconds, type HistoryRange, RANGE_SECONDS, rangeWindow } from '../store/history-buckets';
 import { type HistoryBucket, readBucketedHistory } from '../store/history-queries';
 
-/** Seconds a client should wait before retrying when the history store is down. */
+/**
+ * Seconds a client should wait before retrying when the history store is down: a fixed guess, not a
+ * count-down like mainnet gas's (secondsUntilRetry), since nothing backs off from the database (every
+ * request that needs it tries it afresh), so no next attempt has a time to count down to.
+ */
 export const STORE_RETRY_AFTER_SECONDS = 30;
 
 // Identical concurrent requests share one query; short enough that a new 90-second slot shows promptly.
