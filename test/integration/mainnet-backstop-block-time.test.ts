@@ -29,9 +29,17 @@ afterAll(async () => {
   await up?.close();
 });
 
-/** An app instance on the shared clock (a short budget, so a hung call costs little). */
-const instance = (overrides: Partial<TestDeps> = {}) =>
-  createTestDeps({ ...up.env, UPSTREAM_TIMEOUT_MS: '400' }, { now: () => now, ...overrides });
+/**
+ * The upstream budget of an instance. The app's clock is fixed but every HTTP timer is real, so a
+ * generous one keeps a slow simulator answer on a loaded machine from turning into a timeout.
+ */
+const BUDGET_MS = 3_000;
+/** A short budget, only where a call hangs, so that the hang costs little. */
+const HANG_BUDGET_MS = 1_000;
+
+/** An app instance on the shared clock, with `budgetMs` for each upstream call. */
+const instance = (overrides: Partial<TestDeps> = {}, budgetMs = BUDGET_MS) =>
+  createTestDeps({ ...up.env, UPSTREAM_TIMEOUT_MS: String(budgetMs) }, { now: () => now, ...overrides });
 
 /** GETs /api/gas and checks that neither the body nor any log line carries a simulator URL, port or key. */
 async function getGas(deps: TestDeps) {
@@ -101,9 +109,9 @@ describe('GET /api/gas from the Etherscan backstop', () => {
     expect(stale.body.walletFeesNote).toContain(`up to ${blocks} full blocks`);
   });
 
-  it.each<{ name: string; kind: string; mode: FaultMode; options?: FaultOptions }>([
+  it.each<{ name: string; kind: string; mode: FaultMode; options?: FaultOptions; budgetMs?: number }>([
     { name: 'is rate-limited', kind: 'refused', mode: 'rpc-error' },
-    { name: 'hangs', kind: 'timeout', mode: 'hang' },
+    { name: 'hangs', kind: 'timeout', mode: 'hang', budgetMs: HANG_BUDGET_MS },
     { name: 'answers HTTP 429', kind: 'http', mode: 'http-429' },
     { name: 'answers malformed JSON', kind: 'malformed', mode: 'malformed' },
     {
@@ -114,10 +122,10 @@ describe('GET /api/gas from the Etherscan backstop', () => {
     },
   ])(
     'serves the reading with the estimated block time when the proxy $name',
-    async ({ kind, mode, options }) => {
+    async ({ kind, mode, options, budgetMs }) => {
       await failEveryRpc();
       await up.etherscan.fault(mode, { ...options, methods: ['eth_getBlockByNumber'] });
-      const deps = instance();
+      const deps = instance({}, budgetMs);
       const { body } = await getGas(deps);
       expect(body).toMatchObject({ source: 'etherscan', blockNumber: explorerBlock(0).number });
       // No known head: the latest the block can have is the read time.
@@ -184,10 +192,10 @@ describe('GET /api/gas from the Etherscan backstop', () => {
 
   it('does not ask for the block when the oracle used up the budget both calls share', async () => {
     await failEveryRpc();
-    // The oracle's answer took 350 of the 400 ms (on the app's clock): 50 ms left are not worth a call.
+    // The oracle's answer took all but 50 ms of the budget (on the app's clock): not worth a call.
     const deps = instance({
       fetch: (input, init) => {
-        if (String(input).includes('gasoracle')) now += 350;
+        if (String(input).includes('gasoracle')) now += BUDGET_MS - 50;
         return fetch(input, init);
       },
     });
