@@ -128,9 +128,9 @@ const ProxyBlockSchema = z.object({
  * (`module=proxy&action=eth_getBlockByNumber`, the block without its transactions), for the gas
  * oracle's LastBlock, which carries none. The block must be the one asked for, and its time possible
  * for its number (the bounds the RPC providers' heads are held to: rpc-mainnet-gas.ts) and not further
- * in the future than clocks drift, else an EtherscanError is thrown: `refused` for a rate limit, a key
- * error or the node's error, `missing` for no block, `wrong-block`, `absurd`, or the transport's kind.
- * The key is only ever in the request URL.
+ * in the future than clocks drift, else an EtherscanError is thrown: `refused` for a rate limit or a
+ * key error (a message as the result, or the API's `status` "0") or the node's error, `missing` for
+ * no block, `wrong-block`, `absurd`, or the transport's kind. The key is only ever in the request URL.
  */
 export async function readEtherscanBlockTime(
   deps: Pick<AppDeps, 'config' | 'fetch' | 'now'>,
@@ -144,10 +144,19 @@ export async function readEtherscanBlockTime(
     tag: `0x${blockNumber.toString(16)}`,
     boolean: 'false',
   });
-  const body = (await fetchJson(deps.fetch, url, timeoutMs)) as { status?: unknown; error?: unknown } | null;
-  // A rate limit or key error comes in the API's own shape ("status":"0"), the node's error as JSON-RPC's.
-  if (body?.status === '0' || (body?.error !== undefined && body?.error !== null))
-    throw new EtherscanError('refused');
+  const body = (await fetchJson(deps.fetch, url, timeoutMs)) as {
+    status?: unknown;
+    error?: unknown;
+    result?: unknown;
+  } | null;
+  // The proxy's rate limit comes as a JSON-RPC envelope whose result is the message
+  // ({"jsonrpc":"2.0","id":1,"result":"Max calls per sec rate limit reached (5/sec)"}), a key error
+  // possibly in the API's own shape ("status":"0"), the node's error as JSON-RPC's: none is a block.
+  const refused =
+    body?.status === '0' ||
+    typeof body?.result === 'string' ||
+    (body?.error !== undefined && body?.error !== null);
+  if (refused) throw new EtherscanError('refused');
   const parsed = ProxyBlockSchema.safeParse(body);
   if (!parsed.success) throw new EtherscanError('malformed');
   const block = parsed.data.result;

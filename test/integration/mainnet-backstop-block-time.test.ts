@@ -110,7 +110,14 @@ describe('GET /api/gas from the Etherscan backstop', () => {
   });
 
   it.each<{ name: string; kind: string; mode: FaultMode; options?: FaultOptions; budgetMs?: number }>([
+    // Its rate limit is a JSON-RPC result that is the message: until 2026-11-28 logged as malformed.
     { name: 'is rate-limited', kind: 'refused', mode: 'rpc-error' },
+    {
+      name: "answers in the API's own NOTOK shape",
+      kind: 'refused',
+      mode: 'malformed',
+      options: { body: JSON.stringify({ status: '0', message: 'NOTOK', result: 'Invalid API Key' }) },
+    },
     { name: 'hangs', kind: 'timeout', mode: 'hang', budgetMs: HANG_BUDGET_MS },
     { name: 'answers HTTP 429', kind: 'http', mode: 'http-429' },
     { name: 'answers malformed JSON', kind: 'malformed', mode: 'malformed' },

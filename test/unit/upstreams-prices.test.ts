@@ -86,14 +86,14 @@ describe('Etherscan v2 proxy simulator (eth_getBlockByNumber)', () => {
     expect(up.etherscan.requests.byMethod).toMatchObject({ gasoracle: 1, eth_getBlockByNumber: 2 });
   });
 
-  it('honours the faults per action: the rate limit in the API shape, a lagging backend without the block', async () => {
+  it("honours the faults per action: the proxy's rate limit as a JSON-RPC result, a lagging backend without the block", async () => {
     const n = await lastBlock();
     const tag = `0x${n.toString(16)}`;
     await up.etherscan.fault('rpc-error', { methods: ['eth_getBlockByNumber'] });
     expect((await getJson(blockUrl(tag))).body).toEqual({
-      status: '0',
-      message: 'NOTOK',
-      result: 'Max rate limit reached',
+      jsonrpc: '2.0',
+      id: 1,
+      result: 'Max calls per sec rate limit reached (5/sec)',
     });
     expect(await lastBlock()).toBeGreaterThanOrEqual(n); // the oracle still answers
     await up.reset();

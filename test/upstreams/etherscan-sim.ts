@@ -23,7 +23,9 @@ export type ProxyBlockFields = Partial<Record<'number' | 'timestamp', string | n
  * Etherscan API v2, `GET /v2/api?chainid=1&...`: the gas oracle (`module=gastracker&action=gasoracle`,
  * route `gasoracle`) and the Geth proxy's `module=proxy&action=eth_getBlockByNumber` (route
  * `eth_getBlockByNumber`), both on the same simulated mainnet the RPC providers serve. Faults are
- * keyed by route, so `methods` can aim one at either call.
+ * keyed by route, so `methods` can aim one at either call. `rpc-error` is the rate limit, in each
+ * call's real shape: `{"status":"0","message":"NOTOK","result":<message>}` from the oracle,
+ * `{"jsonrpc":"2.0","id":1,"result":<message>}` from the proxy.
  */
 export interface EtherscanSim extends Sim {
   /** The simulated mainnet both calls answer from, for tests that compute expected values. */
@@ -157,8 +159,13 @@ export async function startEtherscanSim(options: {
             ? notOk('Error! Missing Or invalid Action name')
             : notOk('Error! Missing Or invalid Module name');
         }
-        // Rate limits and key errors come in the API's own shape, the proxy's included.
+        // A rate limit: the gas oracle's in the API's own shape; the proxy's as a JSON-RPC envelope
+        // whose result is the message, as Etherscan sends it (paradigmxyz/reth issue 17140).
         const apiError = faults.take('rpc-error', keys);
+        if (apiError && route === 'proxy/eth_getBlockByNumber') {
+          const result = apiError.message ?? 'Max calls per sec rate limit reached (5/sec)';
+          return jsonReply(200, { jsonrpc: '2.0', id: 1, result });
+        }
         if (apiError) return notOk(apiError.message ?? 'Max rate limit reached');
         return route === 'gastracker/gasoracle' ? answerOracle(faults, keys) : answerBlock(q, faults, keys);
       },
