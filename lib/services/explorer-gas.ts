@@ -5,12 +5,19 @@ import {
   readEtherscanBlockTime,
   readEtherscanGas,
 } from '../upstream/etherscan';
-import { MAX_BLOCK_AGE_MS } from '../upstream/rpc-freshness';
 import { SLOT_SECONDS } from '../upstream/rpc-mainnet-gas';
-import { computeExplorerMinBlock, recallMainnetHead } from './mainnet-known-head';
+import { computeExplorerMinBlock, EXPLORER_MAX_LAG_BLOCKS, recallMainnetHead } from './mainnet-known-head';
 
 /** Under this much of the budget left, the block's time is not asked for: the call could only time out. */
 const MIN_BLOCK_CALL_MS = 100;
+
+/**
+ * The oldest the explorer's block may be, by its own time, when the oracle answers: the blocks it may
+ * trail the chain (EXPLORER_MAX_LAG_BLOCKS, as the known head's check allows) plus the slot under way
+ * (the head itself is 0-12 s old), 72 s. The RPC providers' 60 s would refuse an explorer 5 blocks
+ * behind, which that check calls honest, at any moment after the head's slot began.
+ */
+export const EXPLORER_MAX_BLOCK_AGE_MS = (EXPLORER_MAX_LAG_BLOCKS + 1) * SLOT_SECONDS * 1000;
 
 /** The explorer backstop's reading: the gas oracle's, when it was read, and its block's time. */
 export interface ExplorerGasReading extends EtherscanGasReading {
@@ -29,8 +36,8 @@ type Deps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGo
 /**
  * Reads the Etherscan backstop: the gas oracle, its LastBlock held to the known head (and the slots
  * since) or, with none, to the clock, then that block's own time from the explorer's proxy, both
- * within the one upstream budget the oracle alone had. A block older than a live reading may be
- * (60 s, as the RPC providers' heads) makes the reading stale; a proxy that fails or answers what
+ * within the one upstream budget the oracle alone had. A block older than an honest explorer's may be
+ * (EXPLORER_MAX_BLOCK_AGE_MS) makes the reading stale; a proxy that fails or answers what
  * cannot be trusted costs only the block's time (the estimate is kept, its kind logged).
  * @throws EtherscanError when the oracle fails, or the block's own time shows it stale.
  */
@@ -42,7 +49,7 @@ export async function readExplorerGas(deps: Deps): Promise<ExplorerGasReading> {
   const readAt = deps.now();
   const latest = estimateExplorerBlockTime(known, reading.blockNumber, readAt);
   const own = await readOwnBlockTime(deps, reading.blockNumber, endsAt);
-  if (own !== null && readAt - own * 1000 > MAX_BLOCK_AGE_MS) throw new EtherscanError('stale');
+  if (own !== null && readAt - own * 1000 > EXPLORER_MAX_BLOCK_AGE_MS) throw new EtherscanError('stale');
   // Its own time counts no later than the latest it can have (a node's clock ahead, within the skew allowed).
   return { ...reading, readAt, blockTimestamp: own === null ? latest : Math.min(own, latest) };
 }

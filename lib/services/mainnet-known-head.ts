@@ -25,8 +25,11 @@ const SLOT_MS = SLOT_SECONDS * 1000;
  * explorer's floor would only be lower (the known head stays a real one).
  */
 const AHEAD_TOLERANCE_BLOCKS = 10;
-/** How far (in blocks, about a minute) the explorer may trail the known head. */
-const EXPLORER_MAX_LAG_BLOCKS = 5;
+/**
+ * How far (in blocks, about a minute) the explorer may trail the known head; with the slot under way,
+ * also the age its block's own time may show (EXPLORER_MAX_BLOCK_AGE_MS in explorer-gas.ts).
+ */
+export const EXPLORER_MAX_LAG_BLOCKS = 5;
 /**
  * The share of the slots since the known head the explorer must have moved on by. Mainnet has left
  * under 1 % of its slots empty since the Merge; counting only half leaves room for the worst hours of

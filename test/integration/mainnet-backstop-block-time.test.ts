@@ -70,6 +70,19 @@ function explorerBlock(lag: number) {
   return { number, seconds: up.etherscan.model.timestampOf(number, HEALTHY_VIEW) };
 }
 
+/**
+ * Moves the clock to `ageMs` after the time of the block `lag` behind the head (`ageMs` within that
+ * many slots and one, so the head stays the same) and returns that block.
+ */
+function ageExplorerBlock(lag: number, ageMs: number) {
+  const { model } = up.etherscan;
+  const headSeconds = model.timestampOf(model.headNumber(HEALTHY_VIEW), HEALTHY_VIEW);
+  now = headSeconds * 1000 + ageMs - lag * 12_000;
+  const block = explorerBlock(lag);
+  expect(now - block.seconds * 1000).toBe(ageMs);
+  return block;
+}
+
 /** The full blocks an aged answer served at `atMs` counts after a block stamped `seconds` (aged-reading.ts). */
 const slotsToAnswerEnd = (seconds: number, atMs: number) =>
   Math.ceil((atMs + 31_000 - seconds * 1000) / 12_000);
@@ -143,7 +156,31 @@ describe('GET /api/gas from the Etherscan backstop', () => {
     },
   );
 
-  it('refuses a reading whose block is older than a live one may be (60 s): 503 on a cold process', async () => {
+  it('serves an explorer 5 blocks behind, 5 s into the slot under way: its block 65 s old (within 72 s)', async () => {
+    await failEveryRpc();
+    // As far behind as the known head's check calls honest, 5 s into the slot under way: until
+    // 2026-11-28 refused past 60 s, so such an explorer was refused for most of every slot.
+    await up.etherscan.fault('lag', { blocks: 5 });
+    const block = ageExplorerBlock(5, 65_000);
+    const deps = instance();
+    const { res, body } = await getGas(deps);
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ source: 'etherscan', blockNumber: block.number });
+    expect((await getCurrentGas(deps)).blockTimestamp).toBe(block.seconds);
+    expect(blockTimeLogs(deps)).toEqual([]);
+  });
+
+  it('refuses an explorer block 80 s old, past the 5 blocks it may trail and the slot under way (72 s)', async () => {
+    await failEveryRpc();
+    await up.etherscan.fault('lag', { blocks: 6 });
+    ageExplorerBlock(6, 80_000);
+    const deps = instance();
+    const { res } = await getGas(deps);
+    expect(res.status).toBe(503);
+    expect(deps.logs.some((line) => line.includes('"error":"etherscan stale"'))).toBe(true);
+  });
+
+  it("refuses a reading whose block is older than an honest explorer's may be (72 s): 503 on a cold process", async () => {
     await failEveryRpc();
     // Its LastBlock is days within what the clock alone allows, so only its block's time tells.
     await up.etherscan.fault('lag', { blocks: 10 });
