@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app';
-import { CURRENT_GAS_LAST_GOOD_KEY } from '../../lib/services/current-gas';
+import { CURRENT_GAS_LAST_GOOD_KEY, getCurrentGas } from '../../lib/services/current-gas';
 import { KNOWN_HEAD_KEY } from '../../lib/services/mainnet-known-head';
 import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
@@ -152,17 +152,29 @@ describe('GET /api/gas when every RPC provider fails', () => {
 
 describe('GET /api/gas when every RPC provider has failed for hours', () => {
   /**
-   * One instance reads the RPC providers; every provider then fails, and `hours` later another instance
-   * sharing the store (the fleet's Redis) finds Etherscan at `lastBlock(head)`.
+   * One instance reads the RPC providers; every provider then fails, and `hours` later (for the chain
+   * as well) another instance sharing the store (the fleet's Redis) finds Etherscan at
+   * `lastBlock(head)`, whose proxy answers that block stamped `blockAgeSeconds` before the clock.
    */
-  async function askEtherscanLater(hours: number, lastBlock: (head: number) => number) {
+  async function askEtherscanLater(
+    hours: number,
+    lastBlock: (head: number) => number,
+    blockAgeSeconds?: number,
+  ) {
     const lastGood = createMemoryLastGoodStore();
     const live = await getGas(createTestDeps(upstreams.env, { lastGood }));
     const head = live.body.blockNumber as number;
     await failEveryRpc();
     upstreams.etherscan.setOracle({ LastBlock: String(lastBlock(head)) });
-    const later = createTestDeps(upstreams.env, { lastGood, now: () => Date.now() + hours * 3_600_000 });
-    return { deps: later, ...(await getGas(later)) };
+    const offsetMs = hours * 3_600_000;
+    chainOffsetMs = offsetMs;
+    const blockSeconds =
+      blockAgeSeconds === undefined
+        ? undefined
+        : Math.floor((Date.now() + offsetMs) / 1000) - blockAgeSeconds;
+    if (blockSeconds !== undefined) upstreams.etherscan.setBlock({ timestamp: blockSeconds });
+    const later = createTestDeps(upstreams.env, { lastGood, now: () => Date.now() + offsetMs });
+    return { deps: later, blockSeconds, ...(await getGas(later)) };
   }
 
   it('rejects an Etherscan answer still at the head RPC providers served two hours before', async () => {
@@ -172,9 +184,13 @@ describe('GET /api/gas when every RPC provider has failed for hours', () => {
   });
 
   it('serves an Etherscan answer that advanced with the clock, even with 40 % of the slots missed', async () => {
-    // Two hours are 600 slots; a chain that filled only 60 % of them is far worse than mainnet's.
-    const { body } = await askEtherscanLater(2, (head) => head + 360);
+    // Two hours are 600 slots; a chain that filled only 60 % of them is far worse than mainnet's. Its
+    // newest block is 360 on, made 6 s ago: the proxy answers it so, and its own time dates the reading.
+    const { deps, body, blockSeconds } = await askEtherscanLater(2, (head) => head + 360, 6);
     expect(body.source).toBe('etherscan');
+    expect(upstreams.etherscan.requests.byMethod.eth_getBlockByNumber).toBe(1);
+    expect(deps.logs.filter((line) => line.includes('etherscan block time unavailable'))).toEqual([]);
+    expect((await getCurrentGas(deps)).blockTimestamp).toBe(blockSeconds);
   });
 });
 
