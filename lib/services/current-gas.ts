@@ -159,7 +159,8 @@ async function readLiveUnranked(
   try {
     const rpc = await readMainnetGasFromRpc(deps);
     // Off the refresh's path: a slow store must not hold the reading, nor cost it the shared entry's
-    // write (the record never throws; a write that fails or times out is logged by callSharedStore).
+    // write (the record never throws; a write that fails or times out is logged by callSharedStore,
+    // and, as nobody waits for it, does not send this instance off the store).
     void rememberMainnetHead(deps, rpc.blockNumber);
     const { low, average, high, baseFee, blockNumber, blockTimestamp, source } = rpc;
     const updatedAt = new Date(deps.now()).toISOString();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AppDeps, getState } from '../deps';
-import { CLOCK_SKEW_MS, callSharedStore, ENTRY_KEEP_MS } from '../store/shared-read';
+import { CLOCK_SKEW_MS, callSharedStore, ENTRY_KEEP_MS, type SideCallOptions } from '../store/shared-read';
 import { computeMainnetHeadFloor, SLOT_SECONDS } from '../upstream/rpc-mainnet-gas';
 
 /**
@@ -44,11 +44,13 @@ type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
  * one by more than a block per slot since (and a small tolerance): a provider numbering far ahead
  * (another chain, a bug) whose reading passed the other checks cannot make an honest explorer look
  * stale. A head behind the known one is kept (the newest seen wins), so one bogus head that got in
- * with nothing to compare against is gone at the next honest reading. Never throws.
+ * with nothing to compare against is gone at the next honest reading. Never throws. Its store calls
+ * are detached (nobody waits for the record): a slow store costs the record, never this instance's
+ * use of the store (see callSharedStore).
  */
 export async function rememberMainnetHead(deps: Deps, number: number): Promise<void> {
   const local = localHead(deps);
-  const known = usable(local.head, deps.now()) ?? (await readShared(deps));
+  const known = usable(local.head, deps.now()) ?? (await readShared(deps, { detached: true }));
   if (known && number > computeHeadLimit(known, deps.now())) {
     deps.log.warn('mainnet head ahead of the known one by more than the slots since; not kept', {
       blocksAhead: number - known.number,
@@ -58,15 +60,17 @@ export async function rememberMainnetHead(deps: Deps, number: number): Promise<v
   const head = { number, readAt: deps.now() };
   local.head = head;
   // A newer head another instance stored meanwhile stays.
-  await callSharedStore(deps, (store) =>
-    store.set(KNOWN_HEAD_KEY, head, ENTRY_KEEP_MS, { plausibleUntil: deps.now() + CLOCK_SKEW_MS }),
+  await callSharedStore(
+    deps,
+    (store) => store.set(KNOWN_HEAD_KEY, head, ENTRY_KEEP_MS, { plausibleUntil: deps.now() + CLOCK_SKEW_MS }),
+    { detached: true },
   );
 }
 
 /** The known head: the newer of this instance's and the shared store's, or null when there is none. */
 export async function recallMainnetHead(deps: Deps): Promise<KnownHead | null> {
   const local = usable(localHead(deps).head, deps.now());
-  const shared = await readShared(deps);
+  const shared = await readShared(deps, {});
   if (!local || !shared) return local ?? shared;
   return shared.readAt > local.readAt ? shared : local;
 }
@@ -93,8 +97,9 @@ function localHead(deps: Pick<AppDeps, 'state'>): { head: KnownHead | null } {
   return getState(deps, KNOWN_HEAD_KEY, () => ({ head: null as KnownHead | null }));
 }
 
-async function readShared(deps: Deps): Promise<KnownHead | null> {
-  const parsed = KnownHeadSchema.safeParse(await callSharedStore(deps, (store) => store.get(KNOWN_HEAD_KEY)));
+async function readShared(deps: Deps, options: SideCallOptions): Promise<KnownHead | null> {
+  const record = await callSharedStore(deps, (store) => store.get(KNOWN_HEAD_KEY), options);
+  const parsed = KnownHeadSchema.safeParse(record);
   return parsed.success ? usable(parsed.data, deps.now()) : null;
 }
 

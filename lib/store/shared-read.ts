@@ -426,7 +426,11 @@ async function readAndShare<T>(
       failure: { kind: kind.failureKind?.(error) ?? 'error', retryAt, count },
     };
   }
-  if (leaseKey !== undefined && !skippingStore(local, deps.now())) {
+  // A holder writes even when a store call failed meanwhile (another kind's, a record beside this
+  // read): the store took its lease moments ago, and only this write shares the reading and frees the
+  // lease, which the fleet would otherwise wait out. It costs one store call's budget at most, once.
+  // Until 2026-11-28 it was skipped then, and the fleet's entry stayed due with its lease held.
+  if (leaseKey || (leaseKey === null && !skippingStore(local, deps.now()))) {
     try {
       const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, {
         ...(leaseKey ? { releaseLease: leaseKey } : {}),
@@ -479,14 +483,28 @@ export function sharedReadVersion(deps: Pick<AppDeps, 'state'>): number {
   return localState(deps).version;
 }
 
+/** How callSharedStore runs a call: whether anyone waits for it. */
+export interface SideCallOptions {
+  /**
+   * Nobody waits for the call (a record written beside a refresh): its failure is logged but does not
+   * send this instance off the store, since it cost no caller any time. A store that is really down
+   * fails this instance's next read-through call as well, which does.
+   */
+  detached?: boolean;
+}
+
 /**
  * Runs one call to the shared store beside the read-through (a small record kept with the entries)
  * within a store call's budget and this instance's back-off: undefined when the store is being skipped
- * or the call fails, which counts towards skipping it like a failed read-through call.
+ * or the call fails, which counts towards skipping it like a failed read-through call, unless the
+ * call is `detached`. Until 2026-11-28 a detached record's timeout (the known mainnet head's) made
+ * this instance skip the store for 10 s: its own reads of every kind went upstream meanwhile, and a
+ * lease holder still reading skipped its write.
  */
 export async function callSharedStore<R>(
   deps: Deps,
   call: (store: LastGoodStore) => Promise<R>,
+  { detached = false }: SideCallOptions = {},
 ): Promise<R | undefined> {
   const local = localState(deps);
   if (skippingStore(local, deps.now())) return undefined;
@@ -495,8 +513,8 @@ export async function callSharedStore<R>(
     local.storeFailures = 0;
     return result;
   } catch (error) {
-    markSick(deps, local);
-    deps.log.warn('shared store unavailable', { error: String(error).slice(0, 200) });
+    if (!detached) markSick(deps, local);
+    deps.log.warn('shared store unavailable', { error: String(error).slice(0, 200), detached });
     return undefined;
   }
 }

@@ -8,7 +8,7 @@ import {
   recallMainnetHead,
   rememberMainnetHead,
 } from '../../lib/services/mainnet-known-head';
-import { createMemoryLastGoodStore } from '../../lib/store/last-good';
+import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
 import { computeMainnetHeadFloor } from '../../lib/upstream/rpc-mainnet-gas';
 import { createFaultyStore, createTestDeps } from '../helpers/deps';
 
@@ -80,6 +80,25 @@ describe('the known mainnet head', () => {
     await rememberMainnetHead(deps, HEAD.number);
     expect(await recallMainnetHead(deps)).toEqual(HEAD);
     expect(deps.logs.some((line) => line.includes('shared store unavailable'))).toBe(true);
+  });
+
+  it('keeps this instance on the store when its record of a head times out, which nobody waits for', async () => {
+    const inner = createMemoryLastGoodStore();
+    // The store takes the record's write and never answers; its other calls are answered.
+    const lastGood: LastGoodStore = {
+      ...inner,
+      set: (key, ...rest) => (key === KNOWN_HEAD_KEY ? new Promise(() => {}) : inner.set(key, ...rest)),
+    };
+    let now = HEAD.readAt;
+    const deps = createTestDeps({ UPSTREAM_TIMEOUT_MS: '100' }, { lastGood, now: () => now });
+    await rememberMainnetHead(deps, HEAD.number); // gives up after the store's budget (100 ms here)
+    expect(deps.logs.some((line) => line.includes('shared store unavailable'))).toBe(true);
+    // A second later another instance keeps a newer head. Until 2026-11-28 the record's timeout sent
+    // this instance off the store for 10 s: it recalled its own older head, and read every kind
+    // upstream by itself.
+    now += 1_000;
+    await inner.set(KNOWN_HEAD_KEY, { number: HEAD.number + 1, readAt: now }, HOUR_MS);
+    expect(await recallMainnetHead(deps)).toEqual({ number: HEAD.number + 1, readAt: now });
   });
 
   it('ignores a stored record that is no head, or seen later than any clock can be', async () => {
