@@ -14,22 +14,38 @@ export interface LastGoodStore {
    * greater `readAt`, see readAtOf): a refresh that began earlier, or failed, never replaces a reading
    * another instance wrote meanwhile. A stored reading time after `plausibleUntil` (a clock running
    * ahead wrote it), or equal to `unreadableAt` (the writer found that document unreadable), does not
-   * count as newer. In the same round trip, releases the refresh lease `releaseLease` when given.
-   * Answers with the document kept when it was not stored.
+   * count as newer. In the same round trip, releases the refresh lease `releaseLease` when given and
+   * still held under its token. Answers with the document kept when it was not stored.
    */
   set(key: string, value: unknown, keepMs: number, options?: SetOptions): Promise<SetOutcome>;
   /**
-   * Takes the lease `key` for `ms` (SET NX PX) and reads `entryKey` right after it, in one round trip:
-   * an entry written by a holder that let go of the lease just before is seen, so it is not read twice.
+   * Takes the lease `key` for `ms` under `token` (SET NX PX) and reads `entryKey` right after it, in
+   * one round trip: an entry written by a holder that let go of the lease just before is seen, so it
+   * is not read twice. `token` is the taker's own (unique per lease taken): only it releases the lease.
    */
-  lease(key: string, ms: number, entryKey: string): Promise<{ taken: boolean; entry: unknown }>;
-  /** Gives a lease back (DEL). */
-  release(key: string): Promise<void>;
+  lease(
+    key: string,
+    ms: number,
+    entryKey: string,
+    token: string,
+  ): Promise<{ taken: boolean; entry: unknown }>;
+  /**
+   * Gives a lease back (DEL), only while it still holds `token`: a holder whose lease ran out, and was
+   * taken by another instance since, leaves the other's lease alone.
+   */
+  release(key: string, token: string): Promise<void>;
+}
+
+/** A lease this instance holds: its key and the token it was taken with. */
+export interface HeldLease {
+  key: string;
+  token: string;
 }
 
 export type SetOutcome = { stored: true } | { stored: false; kept: unknown };
 export interface SetOptions {
-  releaseLease?: string;
+  /** The lease to release with the write, if it still holds its token. */
+  releaseLease?: HeldLease;
   /** Latest reading time (epoch ms) a stored document may claim and still be kept as newer. */
   plausibleUntil?: number;
   /**
@@ -65,10 +81,14 @@ export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoo
     if (hit && hit.expiresAt <= now()) values.delete(key);
     return hit && hit.expiresAt > now() ? hit.value : null;
   };
-  const lease = (key: string, ms: number) => {
+  const lease = (key: string, ms: number, token: string) => {
     if (read(key) !== null) return false;
-    values.set(key, { value: '1', expiresAt: now() + ms });
+    values.set(key, { value: token, expiresAt: now() + ms });
     return true;
+  };
+  // Only the holder's own token releases a lease (an expired one reads as null, so it is gone anyway).
+  const release = ({ key, token }: HeldLease) => {
+    if (read(key) === token) values.delete(key);
   };
   return {
     scope: 'memory',
@@ -76,7 +96,7 @@ export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoo
       return read(key);
     },
     async set(key, value, keepMs, options = {}) {
-      if (options.releaseLease) values.delete(options.releaseLease);
+      if (options.releaseLease) release(options.releaseLease);
       const stored = read(key);
       // Copies, as Redis would hold: later changes to either object must not show.
       if (holdsNewer(readAtOf(stored), readAtOf(value), options))
@@ -84,11 +104,11 @@ export function createMemoryLastGoodStore(now: () => number = Date.now): LastGoo
       values.set(key, { value: structuredClone(value), expiresAt: now() + keepMs });
       return { stored: true };
     },
-    async lease(key, ms, entryKey) {
-      return { taken: lease(key, ms), entry: read(entryKey) };
+    async lease(key, ms, entryKey, token) {
+      return { taken: lease(key, ms, token), entry: read(entryKey) };
     },
-    async release(key) {
-      values.delete(key);
+    async release(key, token) {
+      release({ key, token });
     },
   };
 }

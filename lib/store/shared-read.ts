@@ -3,7 +3,7 @@ import { allSettled, settleWithin } from '../async';
 import { stillWaiting } from '../clock';
 import { type AppDeps, getState } from '../deps';
 import { STORE_TIMEOUT_MAX_MS } from './create-last-good';
-import { type LastGoodStore, readAtOf } from './last-good';
+import { type HeldLease, type LastGoodStore, readAtOf } from './last-good';
 
 /** One upstream data kind read through the shared entry (mainnet gas, a price, an L2 network). */
 export interface SharedKind<T> {
@@ -303,13 +303,13 @@ async function refresh<T>(
       const current = newest(stored, mine);
       local.storeFailures = 0;
       if (!due(current)) return hold(kind, current!, deps.now(), false, false);
-      const lease = await within(store.lease(leaseKey, leaseMs, kind.key));
+      const held: HeldLease = { key: leaseKey, token: crypto.randomUUID() };
+      const lease = await within(store.lease(leaseKey, leaseMs, kind.key, held.token));
       if (lease.taken) {
         const latest = newest(readEntry(lease.entry), current ?? undefined);
-        if (due(latest))
-          return await readAndShare(deps, kind, local, latest, leaseKey, deadlineAt, unreadableAt);
+        if (due(latest)) return await readAndShare(deps, kind, local, latest, held, deadlineAt, unreadableAt);
         // Another holder wrote it just before letting go of the lease: nothing to read.
-        await within(store.release(leaseKey));
+        await within(store.release(leaseKey, held.token));
         return hold(kind, latest!, deps.now(), false, false);
       }
       // Another instance is refreshing: serve the current entry while it is fresh (held no longer than
@@ -400,7 +400,7 @@ async function refresh<T>(
 
 /**
  * Reads upstream and keeps the result as the new entry: a reading, or the failure with the previous
- * reading kept as last-known-good and a retry time that every instance respects. `leaseKey` is the
+ * reading kept as last-known-good and a retry time that every instance respects. `lease` is the
  * lease to release with the write (null: none held), or undefined to leave the store alone (unreachable).
  * `unreadableAt`: the reading time of the stored document found unusable, which the write replaces.
  */
@@ -409,7 +409,7 @@ async function readAndShare<T>(
   kind: SharedKind<T>,
   local: LocalState,
   current: Entry<T> | null,
-  leaseKey: string | null | undefined,
+  lease: HeldLease | null | undefined,
   deadlineAt: number | undefined,
   unreadableAt?: number,
 ): Promise<Held> {
@@ -430,10 +430,10 @@ async function readAndShare<T>(
   // read): the store took its lease moments ago, and only this write shares the reading and frees the
   // lease, which the fleet would otherwise wait out. It costs one store call's budget at most, once.
   // Until 2026-11-28 it was skipped then, and the fleet's entry stayed due with its lease held.
-  if (leaseKey || (leaseKey === null && !skippingStore(local, deps.now()))) {
+  if (lease || (lease === null && !skippingStore(local, deps.now()))) {
     try {
       const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, {
-        ...(leaseKey ? { releaseLease: leaseKey } : {}),
+        ...(lease ? { releaseLease: lease } : {}),
         ...(unreadableAt !== undefined ? { unreadableAt } : {}),
         plausibleUntil: deps.now() + CLOCK_SKEW_MS,
       });

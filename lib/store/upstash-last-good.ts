@@ -46,13 +46,14 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
     set: (key, value, keepMs, { releaseLease, plausibleUntil, unreadableAt } = {}) =>
       call(async () => {
         const keys = [KEY_PREFIX + key, `${KEY_PREFIX + key}${READ_AT_SUFFIX}`];
-        if (releaseLease) keys.push(KEY_PREFIX + releaseLease);
+        if (releaseLease) keys.push(KEY_PREFIX + releaseLease.key);
         const args = [
           JSON.stringify(value),
           String(keepMs),
           String(readAtOf(value) ?? -1),
           String(plausibleUntil ?? Number.MAX_SAFE_INTEGER),
           unreadableAt === undefined ? '' : String(unreadableAt),
+          releaseLease?.token ?? '',
         ];
         const answer = await client().eval<string[], unknown>(KEEP_NEWER_SET, keys, args);
         if (!Array.isArray(answer)) throw new Error('unexpected answer to the conditional write');
@@ -60,20 +61,20 @@ export function createUpstashLastGoodStore(options: UpstashLastGoodOptions): Las
           ? { stored: true }
           : { stored: false, kept: decode(answer[1]) };
       }),
-    lease: (key, ms, entryKey) =>
+    lease: (key, ms, entryKey, token) =>
       call(async () => {
         // Two commands, one round trip: the GET runs after the SET NX, so it sees any entry written
         // before a previous holder released the lease.
         const [taken, raw] = await client()
           .pipeline()
-          .set(KEY_PREFIX + key, '1', { nx: true, px: ms })
+          .set(KEY_PREFIX + key, token, { nx: true, px: ms })
           .get<string>(KEY_PREFIX + entryKey)
           .exec();
         return { taken: taken === 'OK', entry: decode(raw) };
       }),
-    release: (key) =>
+    release: (key, token) =>
       call(async () => {
-        await client().del(KEY_PREFIX + key);
+        await client().eval(RELEASE_OWN_LEASE, [KEY_PREFIX + key], [token]);
       }),
   };
 }
@@ -83,13 +84,16 @@ const READ_AT_SUFFIX = ':read-at';
 
 /**
  * The conditional write, atomic in Redis: KEYS entry, its read-at key, and the lease to release (if
- * any); ARGV the document, its lifetime (ms), its read-at, the latest plausible read-at and the
- * read-at of an entry the writer found unreadable ('' for none). Keeps a stored entry with a later,
- * plausible read-at other than that one and answers {0, that entry}; else stores both keys and
- * answers {1}. An entry written before read-at keys existed has none and is replaced, as every entry was.
+ * any); ARGV the document, its lifetime (ms), its read-at, the latest plausible read-at, the read-at
+ * of an entry the writer found unreadable ('' for none) and the writer's lease token. Releases the
+ * lease only while it holds that token (until 2026-11-28 it was deleted whoever held it: a holder
+ * whose lease had run out freed the next holder's, and a third instance read as well). Keeps a stored
+ * entry with a later, plausible read-at other than that one and answers {0, that entry}; else stores
+ * both keys and answers {1}. An entry written before read-at keys existed has none and is replaced,
+ * as every entry was.
  */
 const KEEP_NEWER_SET = `
-if KEYS[3] then redis.call('DEL', KEYS[3]) end
+if KEYS[3] and redis.call('GET', KEYS[3]) == ARGV[6] then redis.call('DEL', KEYS[3]) end
 local stored = redis.call('GET', KEYS[1])
 local storedAt = tonumber(redis.call('GET', KEYS[2]) or '')
 if stored and storedAt and storedAt > tonumber(ARGV[3]) and storedAt <= tonumber(ARGV[4])
@@ -99,6 +103,12 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2])
 return {1}
+`;
+
+/** Gives back the lease KEYS[1] only while it holds the token ARGV[1] (see KEEP_NEWER_SET). */
+const RELEASE_OWN_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `;
 
 /** The stored JSON document, or the raw value when it is not JSON (the layer's schema then rejects it). */

@@ -76,13 +76,36 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     const ttl = await redis.command('PTTL', 'gas-fee-api:shared:roundtrip');
     expect(typeof ttl === 'number' && ttl > 0 && ttl <= 60_000).toBe(true);
     const entry = { usd: 1234.5, nested: [1, 2] };
-    expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip')).toEqual({ taken: true, entry });
-    expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip')).toEqual({ taken: false, entry });
-    await store.set('roundtrip', { usd: 1 }, 60_000, { releaseLease: 'roundtrip:lease' });
+    expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip', 'a')).toEqual({ taken: true, entry });
+    expect(await store.lease('roundtrip:lease', 5_000, 'roundtrip', 'b')).toEqual({ taken: false, entry });
+    await store.set('roundtrip', { usd: 1 }, 60_000, {
+      releaseLease: { key: 'roundtrip:lease', token: 'a' },
+    });
     expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
-    expect((await store.lease('roundtrip:lease', 5_000, 'roundtrip')).entry).toEqual({ usd: 1 });
-    await store.release('roundtrip:lease');
+    expect((await store.lease('roundtrip:lease', 5_000, 'roundtrip', 'c')).entry).toEqual({ usd: 1 });
+    await store.release('roundtrip:lease', 'c');
     expect(await redis.command('EXISTS', 'gas-fee-api:shared:roundtrip:lease')).toBe(0);
+  });
+
+  it("lets go of a lease only under its holder's token: a holder whose lease ran out leaves the next one's", async () => {
+    const store = createUpstashLastGoodStore({ url: bridge.url, token: bridge.token, timeoutMs: 1000 });
+    const lease = 'gas-fee-api:shared:token:lease';
+    await redis.command('DEL', lease, 'gas-fee-api:shared:token', 'gas-fee-api:shared:token:read-at');
+    expect((await store.lease('token:lease', 5_000, 'token', 'first')).taken).toBe(true);
+    await redis.command('DEL', lease); // the first holder's lease runs out while it is still reading
+    expect((await store.lease('token:lease', 5_000, 'token', 'second')).taken).toBe(true);
+    // The first holder's write lands late, then it lets go: neither frees the second holder's lease
+    // (until 2026-11-28 the script deleted whatever lease was there, and a third instance read too).
+    const entry = { value: 1, readAt: 1_795_797_910_000, failure: null };
+    const first = { key: 'token:lease', token: 'first' };
+    expect(await store.set('token', entry, 60_000, { releaseLease: first })).toEqual({ stored: true });
+    await store.release('token:lease', 'first');
+    expect(await redis.command('GET', lease)).toBe('second');
+    expect((await store.lease('token:lease', 5_000, 'token', 'third')).taken).toBe(false);
+    // The second holder's own write lets go of it.
+    const second = { key: 'token:lease', token: 'second' };
+    await store.set('token', { ...entry, readAt: entry.readAt + 1 }, 60_000, { releaseLease: second });
+    expect(await redis.command('EXISTS', lease)).toBe(0);
   });
 
   it('keeps a stored newer reading: a write with an older readAt answers with it and stores nothing', async () => {
@@ -91,13 +114,15 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     const newer = { value: 2, readAt: 1_795_797_910_000, failure: null };
     expect(await store.set('newer', newer, 60_000)).toEqual({ stored: true });
     // A failure record for an older reading, from a refresh that began before: kept out, lease released.
-    await store.lease('newer:lease', 5_000, 'newer');
+    await store.lease('newer:lease', 5_000, 'newer', 'holder');
     const older = {
       value: 1,
       readAt: newer.readAt - 60_000,
       failure: { kind: 'timeout', retryAt: 1, count: 1 },
     };
-    expect(await store.set('newer', older, 60_000, { releaseLease: 'newer:lease' })).toEqual({
+    expect(
+      await store.set('newer', older, 60_000, { releaseLease: { key: 'newer:lease', token: 'holder' } }),
+    ).toEqual({
       stored: false,
       kept: newer,
     });
@@ -171,14 +196,14 @@ describe('last-known-good price in Redis (Upstash REST)', () => {
     const before = bridge.commands.length;
     bridge.fault('lost-answer');
     try {
-      await expect(store.lease('once:lease', 5_000, 'once')).rejects.toThrow();
+      await expect(store.lease('once:lease', 5_000, 'once', 'once')).rejects.toThrow();
     } finally {
       bridge.fault(null);
     }
     const sent = bridge.commands.slice(before).filter((command) => command[0]?.toUpperCase() === 'SET');
     // The client's `retry: false` still made two attempts (@upstash/redis 1.39 loops attempts + 1).
     expect(sent).toHaveLength(1);
-    await store.release('once:lease');
+    await store.release('once:lease', 'once');
   });
 
   it('serves a value read by one instance to a fresh instance from the shared entry, without a read', async () => {

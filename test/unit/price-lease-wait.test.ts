@@ -69,8 +69,8 @@ function fleet(size: number, clockOffsetsMs: number[] = []) {
 function onLeaseRefused(store: LastGoodStore, onRefused: () => void): LastGoodStore {
   return {
     ...store,
-    lease: async (key, ms, entryKey) => {
-      const lease = await store.lease(key, ms, entryKey);
+    lease: async (key, ms, entryKey, token) => {
+      const lease = await store.lease(key, ms, entryKey, token);
       if (!lease.taken) onRefused();
       return lease;
     },
@@ -199,7 +199,7 @@ it.each([
     const [deps] = f.instances;
     if (!deps) throw new Error('no fleet');
     if (ageMs !== null) await seedEth(f.store, ageMs);
-    await f.store.lease('price:v2:ETH:lease', 6_000, 'price:v2:ETH'); // taken, and never written or let go
+    await f.store.lease('price:v2:ETH:lease', 6_000, 'price:v2:ETH', 'dead'); // taken, and never written or let go
     const price = getTokenPrice(deps, 'ETH');
     await vi.runAllTimersAsync();
     // It waited until a quarter second before its 4 s deadline.
@@ -213,7 +213,7 @@ it('ETH: with no price and no failure on record, dates the answer by the end of 
   const f = fleet(1);
   const [deps] = f.instances;
   if (!deps) throw new Error('no fleet');
-  await f.store.lease('price:v2:ETH:lease', 6_000, 'price:v2:ETH'); // a holder that died
+  await f.store.lease('price:v2:ETH:lease', 6_000, 'price:v2:ETH', 'dead'); // a holder that died
   const startedAt = now();
   const price = getTokenPrice(deps, 'ETH');
   await vi.runAllTimersAsync();

@@ -70,7 +70,7 @@ it('does not hold a fresh entry past its cadence while another instance holds th
   const store = createMemoryLastGoodStore(() => clock);
   // The fleet's entry, read 29.5 s ago; another instance has just taken the lease to refresh it.
   await store.set(key, { value: 1, readAt: NOW - 29_500, failure: null }, 86_400_000);
-  await store.lease(`${key}:lease`, 60_000, key);
+  await store.lease(`${key}:lease`, 60_000, key, 'another');
   let reads = 0;
   const kind = kindOf(key, async () => {
     reads += 1;

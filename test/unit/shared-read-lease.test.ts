@@ -1,5 +1,6 @@
 // lib/store/shared-read.ts: the refresh lease. Its holder writes its reading and lets go of the lease
-// whatever else of the store failed meanwhile.
+// whatever else of the store failed meanwhile, and a holder whose lease ran out never frees the next
+// holder's.
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
@@ -8,6 +9,11 @@ import { createTestDeps } from '../helpers/deps';
 
 const NOW = 1_795_797_910_000;
 const KEY = 'test:lease';
+
+/** Resolves once `done` holds, looking every few milliseconds (the test's own timeout bounds it). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 function kindOf(read: SharedKind<number>['read'], freshMs = 30_000, key = KEY): SharedKind<number> {
   return { key, schema: z.number(), freshMs, read };
@@ -41,4 +47,70 @@ it('writes its reading and lets go of the lease though another store call failed
   expect(await readThrough(deps, other)).toMatchObject({ value: 2, readNow: true });
   expect(gets).toBe(before);
   expect(await store.get('test:lease-other')).toBeNull();
+});
+
+it('leaves the lease of the instance that took it after its own ran out, so a third does not read too', async () => {
+  let clock = NOW;
+  const store = createMemoryLastGoodStore(() => clock);
+  const leases: boolean[] = [];
+  const lastGood: LastGoodStore = {
+    ...store,
+    lease: async (...args) => {
+      const lease = await store.lease(...args);
+      leases.push(lease.taken);
+      return lease;
+    },
+  };
+  const [first, second, third] = Array.from({ length: 3 }, () =>
+    createTestDeps({}, { now: () => clock, lastGood }),
+  );
+  if (!first || !second || !third) throw new Error('no fleet');
+  // Each read answers when the test lets it: with the reading taken when it began (a 5-s cadence).
+  const answers: Array<() => void> = [];
+  let reads = 0;
+  const kind = kindOf((previous) => {
+    reads += 1;
+    const readAt = clock;
+    const value = (previous ?? 0) + 1;
+    if (reads > 2) return Promise.resolve({ value, readAt });
+    return new Promise((resolve) => answers.push(() => resolve({ value, readAt })));
+  }, 5_000);
+
+  const late = readThrough(first, kind);
+  await until(() => answers.length === 1);
+  // The first holder is still reading when its lease (6 s by default) runs out; the second instance
+  // takes the lease.
+  clock += 6_001;
+  const next = readThrough(second, kind);
+  await until(() => answers.length === 2);
+  // The first holder's reading lands now. Its write must not free the second holder's lease: until
+  // 2026-11-28 it deleted whatever lease was there.
+  answers[0]?.();
+  expect(await late).toMatchObject({ value: 1, readNow: true });
+  expect(await store.get(`${KEY}:lease`)).not.toBeNull();
+  // A third instance finds the entry past its cadence and the lease held: it waits for the holder.
+  const waiting = readThrough(third, kind);
+  await until(() => leases.length === 3);
+  answers[1]?.();
+  expect(await next).toMatchObject({ value: 1, readNow: true });
+  expect(await waiting).toMatchObject({ value: 1, readAt: clock, readNow: false });
+  expect(leases).toEqual([true, true, false]);
+  expect(reads).toBe(2);
+  // The second holder let go of its own lease with its write.
+  expect(await store.get(`${KEY}:lease`)).toBeNull();
+});
+
+it('lets go only of a lease it holds: release and write carry the token it was taken with', async () => {
+  let clock = NOW;
+  const store = createMemoryLastGoodStore(() => clock);
+  expect((await store.lease(`${KEY}:lease`, 1_000, KEY, 'first')).taken).toBe(true);
+  clock += 1_001; // it ran out
+  expect((await store.lease(`${KEY}:lease`, 1_000, KEY, 'second')).taken).toBe(true);
+  await store.release(`${KEY}:lease`, 'first');
+  const entry = { value: 1, readAt: NOW, failure: null };
+  await store.set(KEY, entry, 60_000, { releaseLease: { key: `${KEY}:lease`, token: 'first' } });
+  expect(await store.get(KEY)).toEqual(entry);
+  expect(await store.get(`${KEY}:lease`)).toBe('second');
+  await store.set(KEY, entry, 60_000, { releaseLease: { key: `${KEY}:lease`, token: 'second' } });
+  expect(await store.get(`${KEY}:lease`)).toBeNull();
 });

@@ -29,7 +29,7 @@ it("does not take a back-off the store held when its wait began for the holder's
     get: (key) => store.get(key),
     set: (...args) => store.set(...args),
     lease: (...args) => store.lease(...args),
-    release: (key) => store.release(key),
+    release: (...args) => store.release(...args),
   };
   const deps = createTestDeps({}, { now: () => now, lastGood });
   expect(await readThrough(deps, kind)).toMatchObject({ value: 2, readNow: true });
@@ -39,7 +39,7 @@ it("does not take a back-off the store held when its wait began for the holder's
   await store.set(KEY, { value: 1, readAt: NOW - 50_000, failure }, 86_400_000);
   // Another instance holds the lease: this one's copy is past its cadence, so it waits, and its first
   // poll finds the store's entry backing off, the very failure that was there when it began.
-  expect((await store.lease(`${KEY}:lease`, 5_000, KEY)).taken).toBe(true);
+  expect((await store.lease(`${KEY}:lease`, 5_000, KEY, 'another')).taken).toBe(true);
   // It serves its own newer reading (2, 35 s old) under the store's back-off: until 2026-11-28 it
   // served the store's older one (1, 50 s old), which near the 5-minute limit could leave a price
   // `unavailable` beside a usable quote.

@@ -177,6 +177,31 @@ describe('Worker reading through the shared Redis entry', () => {
     }
   });
 
+  it("lets go of a lease only under its own token, so a holder whose lease ran out leaves the next one's", async () => {
+    // The Worker's store (Upstash over REST, as createLastGoodStore builds it) in workerd.
+    const store = createLastGoodStore(createTestDeps(env).config);
+    const key = `${KEY}worker-token`;
+    await redis().del(`${key}:lease`, key, `${key}:read-at`);
+    expect((await store.lease('worker-token:lease', 5_000, 'worker-token', 'first')).taken).toBe(true);
+    await redis().del(`${key}:lease`); // it runs out while its holder is still reading
+    expect((await store.lease('worker-token:lease', 5_000, 'worker-token', 'second')).taken).toBe(true);
+    try {
+      // The first holder's write lands late, then it lets go: until 2026-11-28 either freed the
+      // second holder's lease.
+      const entry = { value: 1, readAt: Date.now(), failure: null };
+      const first = { key: 'worker-token:lease', token: 'first' };
+      expect(await store.set('worker-token', entry, 60_000, { releaseLease: first })).toEqual({
+        stored: true,
+      });
+      await store.release('worker-token:lease', 'first');
+      expect(await redis().get(`${key}:lease`)).toBe('second');
+      await store.release('worker-token:lease', 'second');
+      expect(await redis().exists(`${key}:lease`)).toBe(0);
+    } finally {
+      await redis().del(`${key}:lease`, key, `${key}:read-at`);
+    }
+  });
+
   it('reads a kind with no entry upstream once, shares it in Redis and lets go of the lease', async () => {
     expect(await redis().get(`${KEY}price:v2:ETH`)).toBeNull();
     const body = await get('/api/eth-price');
