@@ -5,6 +5,7 @@ import { MAX_SANE_GWEI } from '../oracle/sanity';
 import { WalletGasFieldsSchema } from '../schemas/wallet-gas';
 import { readThrough, type SharedKind, secondsUntilRetry } from '../store/shared-read';
 import { readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
+import { DEFAULT_HEDGE_DELAY_MS } from '../upstream/rpc-pool';
 import { ageReading } from './aged-reading';
 import { readExplorerGas } from './explorer-gas';
 import { rememberMainnetHead } from './mainnet-known-head';
@@ -120,19 +121,26 @@ function mainnetGasKind(deps: GasDeps): SharedKind<CurrentGasReading> {
     key: CURRENT_GAS_LAST_GOOD_KEY,
     schema: CurrentGasReadingSchema,
     freshMs: CURRENT_GAS_TTL_MS,
-    async read() {
-      const live = await readLive(deps);
+    async read(_previous, deadlineAt) {
+      const live = await readLive(deps, deadlineAt);
       if (!live) throw new MainnetGasUnavailable('no mainnet gas upstream answered');
       return { value: live, readAt: Date.parse(live.updatedAt) };
     },
   };
 }
 
-/** The first live reading (RPC providers, else the explorer) with its base fee ranked; null when both fail. */
-async function readLive(deps: GasDeps): Promise<CurrentGasReading | null> {
-  const reading = await readLiveUnranked(deps);
+/**
+ * The first live reading (RPC providers, else the explorer) with its base fee ranked; null when both
+ * fail. Over by `deadlineAt` (the refresh's, see SharedKind.read): the providers have their usual
+ * deadline (UPSTREAM_TIMEOUT_MS and the hedge delay) within it; the explorer, after them, the rest of
+ * it up to its own budget; the rank what is left then, up to its own 1.5 s (else null). Until
+ * 2026-11-28 each step took its full budget whatever the others had taken, and a refresh whose every
+ * provider hung could outlast its lease.
+ */
+async function readLive(deps: GasDeps, deadlineAt: number): Promise<CurrentGasReading | null> {
+  const reading = await readLiveUnranked(deps, deadlineAt);
   if (!reading) return null;
-  const baseFeePercentile7d = await rankBaseFee(deps, reading.baseFee);
+  const baseFeePercentile7d = await rankBaseFee(deps, reading.baseFee, deadlineAt);
   const blobFee = reading.nextBlobBaseFee ?? reading.blobBaseFee;
   const maxBlobsPerBlock = recallMaxBlobs(deps, blobFee, reading.maxBlobsPerBlock);
   return { ...reading, baseFeePercentile7d, maxBlobsPerBlock };
@@ -155,9 +163,13 @@ function recallMaxBlobs(deps: GasDeps, blobFee: number | null, derived: number |
 
 async function readLiveUnranked(
   deps: GasDeps,
+  deadlineAt: number,
 ): Promise<Omit<CurrentGasReading, 'baseFeePercentile7d'> | null> {
   try {
-    const rpc = await readMainnetGasFromRpc(deps);
+    const poolDeadlineMs = deps.config.upstreamTimeoutMs + DEFAULT_HEDGE_DELAY_MS;
+    const rpc = await readMainnetGasFromRpc(deps, {
+      deadlineMs: Math.max(1, Math.min(poolDeadlineMs, deadlineAt - deps.now())),
+    });
     // Off the refresh's path: a slow store must not hold the reading, nor cost it the shared entry's
     // write (the record never throws; a write that fails or times out is logged by callSharedStore,
     // and, as nobody waits for it, does not send this instance off the store).
@@ -172,7 +184,7 @@ async function readLiveUnranked(
     deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
   }
   try {
-    const { gasUsedRatios, readAt, ...explorer } = await readExplorerGas(deps);
+    const { gasUsedRatios, readAt, ...explorer } = await readExplorerGas(deps, deadlineAt);
     const updatedAt = new Date(readAt).toISOString();
     return {
       ...{ ...explorer, updatedAt },

@@ -143,7 +143,10 @@ export function getEthPrice(deps: AppDeps): Promise<TokenPrice> {
   return getTokenPrice(deps, 'ETH');
 }
 
-/** A token's price as a shared data kind: the chain within the deadline, keeping the last sparkline. */
+/**
+ * A token's price as a shared data kind: the chain within the request's deadline (less the write's
+ * reserve) and the refresh's (SharedKind.read), whichever comes first, keeping the last sparkline.
+ */
 function priceKind(deps: AppDeps, token: PriceToken, deadlineAt: number): SharedKind<PriceRecord> {
   return {
     // v2 since records carry their quote's time (2026-11-28): a release before it rewrote a record
@@ -152,8 +155,8 @@ function priceKind(deps: AppDeps, token: PriceToken, deadlineAt: number): Shared
     schema: priceRecordSchemaOf(token),
     freshMs: freshMsOf(token),
     failureKind: (error) => (error instanceof PriceChainFailure ? error.kind : 'error'),
-    async read(previous) {
-      const outcome = await readPriceChain(deps, token, deadlineAt - WRITE_RESERVE_MS);
+    async read(previous, readBy) {
+      const outcome = await readPriceChain(deps, token, Math.min(deadlineAt - WRITE_RESERVE_MS, readBy));
       if (!outcome.ok) throw new PriceChainFailure(outcome.kind);
       const { reading } = outcome;
       const sparkline = reading.sparkline7d

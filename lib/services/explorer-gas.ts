@@ -8,7 +8,7 @@ import {
 import { SLOT_SECONDS } from '../upstream/rpc-mainnet-gas';
 import { computeExplorerMinBlock, EXPLORER_MAX_LAG_BLOCKS, recallMainnetHead } from './mainnet-known-head';
 
-/** Under this much of the budget left, the block's time is not asked for: the call could only time out. */
+/** Under this much of the budget left, the oracle or the block's time is not asked: the call could only time out. */
 const MIN_BLOCK_CALL_MS = 100;
 
 /**
@@ -36,16 +36,24 @@ type Deps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGo
 /**
  * Reads the Etherscan backstop: the gas oracle, its LastBlock held to the known head (and the slots
  * since) or, with none, to the clock, then that block's own time from the explorer's proxy, both
- * within the one upstream budget the oracle alone had. A block older than an honest explorer's may be
+ * within the one upstream budget the oracle alone had, and by `deadlineAt` (the refresh's: see
+ * SharedKind.read) when that comes first. A block older than an honest explorer's may be
  * (EXPLORER_MAX_BLOCK_AGE_MS) makes the reading stale; a proxy that fails or answers what
  * cannot be trusted costs only the block's time (the estimate is kept, its kind logged).
- * @throws EtherscanError when the oracle fails, or the block's own time shows it stale.
+ * @throws EtherscanError when the oracle fails (`timeout` without asking it, under 100 ms left), or
+ * the block's own time shows it stale.
  */
-export async function readExplorerGas(deps: Deps): Promise<ExplorerGasReading> {
-  const known = await recallMainnetHead(deps);
+export async function readExplorerGas(deps: Deps, deadlineAt: number): Promise<ExplorerGasReading> {
+  const known = await recallMainnetHead(deps, deadlineAt);
   const minBlock = computeExplorerMinBlock(known, deps.now());
-  const endsAt = deps.now() + deps.config.upstreamTimeoutMs;
-  const reading = await readEtherscanGas(deps, minBlock === undefined ? {} : { minBlock });
+  const endsAt = Math.min(deps.now() + deps.config.upstreamTimeoutMs, deadlineAt);
+  const timeoutMs = endsAt - deps.now();
+  // As for the block's time below: a call with less than this left could only time out.
+  if (timeoutMs < MIN_BLOCK_CALL_MS) throw new EtherscanError('timeout');
+  const reading = await readEtherscanGas(
+    deps,
+    minBlock === undefined ? { timeoutMs } : { minBlock, timeoutMs },
+  );
   const readAt = deps.now();
   const latest = estimateExplorerBlockTime(known, reading.blockNumber, readAt);
   const own = await readOwnBlockTime(deps, reading.blockNumber, endsAt);

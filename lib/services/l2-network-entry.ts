@@ -137,9 +137,9 @@ function networkKind(deps: AppDeps, network: L2Network): SharedKind<StoredReadin
       (network.hasL1GasUnits && v.l1GasUnits === null)
         ? L2_GAS_DEGRADED_TTL_MS
         : L2_GAS_TTL_MS,
-    async read(previous) {
+    async read(previous, deadlineAt) {
       try {
-        const live = await readL2Network(deps, network);
+        const live = await readL2Network(deps, network, deadlineAt);
         // An oracle read alone failed (on every provider asked): its last good answer (at most 5 minutes
         // old) stands, with its time; the L1 fee and the operator fee each on their own.
         const kept = network.hasL1DataFee ? previous : null;

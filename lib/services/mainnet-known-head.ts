@@ -67,10 +67,13 @@ export async function rememberMainnetHead(deps: Deps, number: number): Promise<v
   );
 }
 
-/** The known head: the newer of this instance's and the shared store's, or null when there is none. */
-export async function recallMainnetHead(deps: Deps): Promise<KnownHead | null> {
+/**
+ * The known head: the newer of this instance's and the shared store's, or null when there is none.
+ * The store is asked until `deadlineAt` at the latest (the refresh's deadline).
+ */
+export async function recallMainnetHead(deps: Deps, deadlineAt?: number): Promise<KnownHead | null> {
   const local = usable(localHead(deps).head, deps.now());
-  const shared = await readShared(deps, {});
+  const shared = await readShared(deps, { deadlineAt });
   if (!local || !shared) return local ?? shared;
   return shared.readAt > local.readAt ? shared : local;
 }

@@ -86,16 +86,28 @@ export function deriveExplorerWalletFields(
 
 /** How long a reading waits for its rank: a store with no answer costs the rank, not the reading's speed. */
 const RANK_DEADLINE_MS = 1_500;
+/** With less time than this left before the reading's deadline, the store is not asked at all. */
+const MIN_RANK_MS = 100;
 
 /**
  * Ranks a base fee among the stored last 7 days; null when the store holds less than a day or cannot
- * be read within RANK_DEADLINE_MS (logged), since a missing rank must never cost the reading.
+ * be read within RANK_DEADLINE_MS or by `deadlineAt` (the reading's, see SharedKind.read), whichever
+ * comes first (logged), since a missing rank must never cost the reading.
  */
-export async function rankBaseFee(deps: Pick<AppDeps, 'withDb' | 'now' | 'log'>, baseFeeGwei: number) {
+export async function rankBaseFee(
+  deps: Pick<AppDeps, 'withDb' | 'now' | 'log'>,
+  baseFeeGwei: number,
+  deadlineAt: number,
+) {
+  const budgetMs = Math.min(RANK_DEADLINE_MS, deadlineAt - deps.now());
+  if (budgetMs < MIN_RANK_MS) {
+    deps.log.warn('base fee rank unavailable', { error: 'no time left before the reading is due' });
+    return null;
+  }
   try {
     return await settleWithin(
       deps.withDb((db) => rankBaseFeeAmongLastWeek(db, baseFeeGwei, deps.now())),
-      RANK_DEADLINE_MS,
+      budgetMs,
     );
   } catch (error) {
     deps.log.warn('base fee rank unavailable', { error: describeDbError(error) });

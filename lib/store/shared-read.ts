@@ -15,8 +15,12 @@ export interface SharedKind<T> {
   freshMs: number;
   /** A shorter cadence for some readings (an incomplete one is retried sooner); `freshMs` when absent. */
   freshMsOf?(value: T): number;
-  /** The upstream read: the newest reading and when it was taken; throws when there is none. */
-  read(previous: T | null): Promise<{ value: T; readAt: number }>;
+  /**
+   * The upstream read: the newest reading and when it was taken; throws when there is none. It must be
+   * over by `deadlineAt` (epoch ms): the end of the refresh's lease less the write's budget, so the
+   * holder's write lands while the lease is still its own (readBudgetMs).
+   */
+  read(previous: T | null, deadlineAt: number): Promise<{ value: T; readAt: number }>;
   /** Names a failed read (`timeout`, `error`, `cooldown`...); `error` when absent. */
   failureKind?(error: unknown): string;
 }
@@ -280,7 +284,7 @@ async function refresh<T>(
   const due = (entry: Entry<T> | null) => isDue(kind, entry, deps.now(), notBefore, forced, waitedOut);
   const store = deps.lastGood;
   const leaseKey = `${kind.key}:lease`;
-  const leaseMs = 2 * deps.config.upstreamTimeoutMs + 1_000;
+  const leaseMs = refreshLeaseMs(deps);
   const within = <R>(p: Promise<R>) => settleWithin(p, storeTimeoutMs(deps, deadlineAt));
   // This instance's own copy with times out of range (read before the clock was set back) is of
   // unknown age: it must neither win over the fleet's entry nor be kept as the last good reading.
@@ -303,11 +307,16 @@ async function refresh<T>(
       const current = newest(stored, mine);
       local.storeFailures = 0;
       if (!due(current)) return hold(kind, current!, deps.now(), false, false);
+      // The lease runs from when it may have been set in the store at the earliest: the call's start.
+      const leasedAt = deps.now();
       const held: HeldLease = { key: leaseKey, token: crypto.randomUUID() };
       const lease = await within(store.lease(leaseKey, leaseMs, kind.key, held.token));
       if (lease.taken) {
         const latest = newest(readEntry(lease.entry), current ?? undefined);
-        if (due(latest)) return await readAndShare(deps, kind, local, latest, held, deadlineAt, unreadableAt);
+        if (due(latest)) {
+          const readBy = leasedAt + readBudgetMs(deps);
+          return await readAndShare(deps, kind, local, latest, held, deadlineAt, readBy, unreadableAt);
+        }
         // Another holder wrote it just before letting go of the lease: nothing to read.
         await within(store.release(leaseKey, held.token));
         return hold(kind, latest!, deps.now(), false, false);
@@ -370,7 +379,8 @@ async function refresh<T>(
         // It reads for itself and leaves the store alone: the rest of the fleet can likely use it.
         if (raw != null && polled === null && readAtOf(raw) !== readAtOf(found)) {
           deps.log.warn('the new entry is unusable here; reading upstream here', { key: kind.key });
-          return await readAndShare(deps, kind, local, current, undefined, deadlineAt);
+          const readBy = deps.now() + readBudgetMs(deps);
+          return await readAndShare(deps, kind, local, current, undefined, deadlineAt, readBy);
         }
       }
       if (deadlineAt !== undefined) {
@@ -383,7 +393,8 @@ async function refresh<T>(
       if (waitedOut !== undefined && seen) return hold(kind, seen, deps.now(), false, false);
       // The holder is late: read here and share the result with the others.
       deps.log.warn('lease holder late; reading upstream here', { key: kind.key });
-      return await readAndShare(deps, kind, local, seen, null, deadlineAt, unreadableAt);
+      const readBy = deps.now() + readBudgetMs(deps);
+      return await readAndShare(deps, kind, local, seen, null, deadlineAt, readBy, unreadableAt);
     } catch (error) {
       markSick(deps, local);
       deps.log.warn('shared store unavailable; reading upstream directly', {
@@ -395,14 +406,23 @@ async function refresh<T>(
   // Without the store, this instance's own failure record is the back-off, which a snapshot's slot
   // respects too (only requireFreshReading reads through it).
   if (notBefore !== undefined && mine && !due(mine)) return hold(kind, mine, deps.now(), false, false);
-  return readAndShare(deps, kind, local, mine ?? null, undefined, deadlineAt);
+  return readAndShare(
+    deps,
+    kind,
+    local,
+    mine ?? null,
+    undefined,
+    deadlineAt,
+    deps.now() + readBudgetMs(deps),
+  );
 }
 
 /**
- * Reads upstream and keeps the result as the new entry: a reading, or the failure with the previous
- * reading kept as last-known-good and a retry time that every instance respects. `lease` is the
- * lease to release with the write (null: none held), or undefined to leave the store alone (unreachable).
- * `unreadableAt`: the reading time of the stored document found unusable, which the write replaces.
+ * Reads upstream (by `readBy`) and keeps the result as the new entry: a reading, or the failure with
+ * the previous reading kept as last-known-good and a retry time that every instance respects. `lease`
+ * is the lease to release with the write (null: none held), or undefined to leave the store alone
+ * (unreachable). `unreadableAt`: the reading time of the stored document found unusable, which the
+ * write replaces.
  */
 async function readAndShare<T>(
   deps: Deps,
@@ -411,11 +431,12 @@ async function readAndShare<T>(
   current: Entry<T> | null,
   lease: HeldLease | null | undefined,
   deadlineAt: number | undefined,
+  readBy: number,
   unreadableAt?: number,
 ): Promise<Held> {
   let entry: Entry<T>;
   try {
-    const { value, readAt } = await kind.read(current?.value ?? null);
+    const { value, readAt } = await kind.read(current?.value ?? null, readBy);
     entry = { value, readAt, failure: null };
   } catch (error) {
     const count = (current?.failure?.count ?? 0) + 1;
@@ -483,8 +504,10 @@ export function sharedReadVersion(deps: Pick<AppDeps, 'state'>): number {
   return localState(deps).version;
 }
 
-/** How callSharedStore runs a call: whether anyone waits for it. */
+/** How callSharedStore runs a call: by when a caller needs it, and whether anyone waits for it. */
 export interface SideCallOptions {
+  /** The caller's deadline (epoch ms): the call never runs past it. */
+  deadlineAt?: number;
   /**
    * Nobody waits for the call (a record written beside a refresh): its failure is logged but does not
    * send this instance off the store, since it cost no caller any time. A store that is really down
@@ -495,21 +518,21 @@ export interface SideCallOptions {
 
 /**
  * Runs one call to the shared store beside the read-through (a small record kept with the entries)
- * within a store call's budget and this instance's back-off: undefined when the store is being skipped
- * or the call fails, which counts towards skipping it like a failed read-through call, unless the
- * call is `detached`. Until 2026-11-28 a detached record's timeout (the known mainnet head's) made
- * this instance skip the store for 10 s: its own reads of every kind went upstream meanwhile, and a
- * lease holder still reading skipped its write.
+ * within a store call's budget (and the caller's deadline) and this instance's back-off: undefined
+ * when the store is being skipped or the call fails, which counts towards skipping it like a failed
+ * read-through call, unless the call is `detached`. Until 2026-11-28 a detached record's timeout (the
+ * known mainnet head's) made this instance skip the store for 10 s: its own reads of every kind went
+ * upstream meanwhile, and a lease holder still reading skipped its write.
  */
 export async function callSharedStore<R>(
   deps: Deps,
   call: (store: LastGoodStore) => Promise<R>,
-  { detached = false }: SideCallOptions = {},
+  { deadlineAt, detached = false }: SideCallOptions = {},
 ): Promise<R | undefined> {
   const local = localState(deps);
   if (skippingStore(local, deps.now())) return undefined;
   try {
-    const result = await settleWithin(call(deps.lastGood), storeTimeoutMs(deps, undefined));
+    const result = await settleWithin(call(deps.lastGood), storeTimeoutMs(deps, deadlineAt));
     local.storeFailures = 0;
     return result;
   } catch (error) {
@@ -689,6 +712,26 @@ function parseEntry<T>(
 function outOfRange(entry: Pick<Entry<unknown>, 'readAt' | 'failure'>, now: number): boolean {
   const latest = now + CLOCK_SKEW_MS;
   return (entry.readAt ?? 0) > latest || (entry.failure?.retryAt ?? 0) > latest + RETRY_MAX_MS;
+}
+
+/**
+ * How long a refresh holds its lease: twice the upstream budget (a kind may read a second source
+ * after the first failed) and a second for the store's write. Its length bounds what a dead holder
+ * costs the fleet, and the snapshot job's timing (cron/snapshot-job.ts SNAPSHOT_LATEST_TICK_MS).
+ */
+function refreshLeaseMs(deps: Deps): number {
+  return 2 * deps.config.upstreamTimeoutMs + 1_000;
+}
+
+/**
+ * How long a refresh's upstream read may take (SharedKind.read's deadline): the lease less the
+ * write's budget, so that the holder's write lands while the lease is its own, and no other instance
+ * takes it and reads every upstream again meanwhile. Until 2026-11-28 a mainnet read could take 7.85 s
+ * before its write (every RPC provider hung, a slow store and explorer, the base-fee rank's 1.5 s)
+ * against a 6-s lease. The same budget without a lease (no store, or a holder that is late).
+ */
+function readBudgetMs(deps: Deps): number {
+  return refreshLeaseMs(deps) - storeTimeoutMs(deps, undefined);
 }
 
 /** A store call's budget: at most a second (or the upstream timeout), and never past the caller's deadline. */

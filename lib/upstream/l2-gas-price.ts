@@ -92,12 +92,13 @@ interface Sample {
  * failed (the L1 fee, the operator fee, the L1 component: each on its own, one's failure never costs
  * another) is asked once more of the other providers, for at most UPSTREAM_TIMEOUT_MS and within
  * twice that overall, each one's head checked first as the gas price's was and the read asked at it.
+ * All of it by `deadlineAt` (epoch ms) when that comes first (a refresh's, see SharedKind.read).
  * Throws an RpcPoolError when no provider gives a valid, fresh gas price.
  */
 export async function readL2Network(
   deps: ReadDeps,
   network: L2Network,
-  overrides: Partial<RpcPoolOptions> = {},
+  deadlineAt = Number.POSITIVE_INFINITY,
 ): Promise<L2LiveReading> {
   const startedAt = deps.now();
   const timeoutMs = deps.config.upstreamTimeoutMs;
@@ -108,7 +109,7 @@ export async function readL2Network(
     timeoutMs,
     maxLagMs: MAX_LAG_MS,
     batch: true,
-    ...overrides,
+    deadlineMs: Math.max(1, Math.min(timeoutMs + DEFAULT_HEDGE_DELAY_MS, deadlineAt - startedAt)),
   };
   const pool = createRpcPool(deps, options);
   const answer = await pool.request(
@@ -157,7 +158,7 @@ export async function readL2Network(
     read: (call: RpcCall, block: ReadBlock) => Promise<T>,
   ): Promise<{ value: T } | { failure: RpcFailureKind }> {
     deps.log.warn(`${part} read failed`, { network: network.id, provider: answer.provider, kind: failure });
-    const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt));
+    const leftMs = Math.min(timeoutMs, 2 * timeoutMs - (deps.now() - startedAt), deadlineAt - deps.now());
     if (others.length === 0 || leftMs < 200) return { failure };
     try {
       // Its own health record: a failing contract call must not put a provider whose gas price is

@@ -26,9 +26,9 @@ afterEach(() => {
 
 /**
  * `size` instances (own state each) over one store, with upstreams that follow `behaviour`; instance
- * i's clock runs `clockOffsetsMs[i]` (default 0) off the true time.
+ * i's clock runs `clockOffsetsMs[i]` (default 0) off the true time. `timeoutMs`: UPSTREAM_TIMEOUT_MS.
  */
-function fleet(size: number, clockOffsetsMs: number[] = []) {
+function fleet(size: number, clockOffsetsMs: number[] = [], timeoutMs = 2500) {
   const behaviour: Record<Host, Mode> = { coingecko: 'ok', coinbase: 'ok', kraken: 'ok' };
   let openGate = () => {};
   const gate = new Promise<void>((resolve) => {
@@ -56,7 +56,7 @@ function fleet(size: number, clockOffsetsMs: number[] = []) {
     COINGECKO_API_URL: 'http://coingecko.test',
     COINBASE_API_URL: 'http://coinbase.test',
     KRAKEN_API_URL: 'http://kraken.test',
-    UPSTREAM_TIMEOUT_MS: '2500',
+    UPSTREAM_TIMEOUT_MS: String(timeoutMs),
   };
   const instances = Array.from({ length: size }, (_, i) =>
     createTestDeps(env, { fetch: fetchFn, now: () => now() + (clockOffsetsMs[i] ?? 0), lastGood: store }),
@@ -158,6 +158,27 @@ it('ETH: with every source hanging, they wait for the holder to give up, serve i
   for (const deps of [holder, ...others])
     expect(await getTokenPrice(deps, 'ETH')).toMatchObject({ usd: 1500, source: 'stale-cooldown' });
   expect([f.count('coingecko'), f.count('coinbase'), f.count('kraken')]).toEqual([1, 1, 2]);
+});
+
+it("ETH: with every source hanging, the holder's failure is shared before its lease runs out (UPSTREAM_TIMEOUT_MS 1200)", async () => {
+  // A 3.4-s lease (2 × 1.2 s + 1 s) against a 4-s request deadline: the sources share what is left of
+  // the lease less the write's second (2.4 s), not the request's 3.5 s.
+  const f = fleet(2, [], 1_200);
+  await seedEth(f.store, 40_000);
+  Object.assign(f.behaviour, { coingecko: 'hang', coinbase: 'hang', kraken: 'hang' });
+  const [holder, late] = f.instances;
+  if (!holder || !late) throw new Error('no fleet');
+  const first = getTokenPrice(holder, 'ETH');
+  // Just after the lease would have run out (a request's 4-s deadline still ahead of the holder).
+  await vi.advanceTimersByTimeAsync(3_450);
+  const asked = f.count('coingecko') + f.count('coinbase') + f.count('kraken');
+  const second = getTokenPrice(late, 'ETH');
+  await vi.runAllTimersAsync();
+  expect(await first).toMatchObject({ usd: 1500, source: 'stale-timeout' });
+  // It finds the holder's failure backing off, and asks nothing. Until 2026-11-28 the holder was still
+  // asking Kraken (to 3.5 s in): this instance took the lease it had outlasted and asked every source.
+  expect(await second).toMatchObject({ usd: 1500, source: 'stale-cooldown' });
+  expect(f.count('coingecko') + f.count('coinbase') + f.count('kraken')).toBe(asked);
 });
 
 it('ETH: with every source answering errors, those that waited for the holder serve stale-error', async () => {

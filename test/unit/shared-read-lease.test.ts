@@ -1,6 +1,6 @@
 // lib/store/shared-read.ts: the refresh lease. Its holder writes its reading and lets go of the lease
-// whatever else of the store failed meanwhile, and a holder whose lease ran out never frees the next
-// holder's.
+// whatever else of the store failed meanwhile; its read is given a deadline that leaves the write
+// its budget inside the lease; and a holder whose lease ran out never frees the next holder's.
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
@@ -48,6 +48,26 @@ it('writes its reading and lets go of the lease though another store call failed
   expect(gets).toBe(before);
   expect(await store.get('test:lease-other')).toBeNull();
 });
+
+it.each([
+  ['2500', 6_000 - 1_000],
+  ['400', 1_800 - 400],
+])(
+  'gives the read (UPSTREAM_TIMEOUT_MS %s) a deadline that leaves the write its budget inside the lease',
+  async (timeoutMs, readMs) => {
+    const store = createMemoryLastGoodStore(() => NOW);
+    const deps = createTestDeps({ UPSTREAM_TIMEOUT_MS: timeoutMs }, { now: () => NOW, lastGood: store });
+    let deadline: number | undefined;
+    const kind = kindOf(async (_, deadlineAt) => {
+      deadline = deadlineAt;
+      return { value: 1, readAt: NOW };
+    });
+    await readThrough(deps, kind);
+    // The lease (2 × UPSTREAM_TIMEOUT_MS + 1 s) less a store call's budget (at most 1 s): until
+    // 2026-11-28 a read had no deadline, and mainnet's could outlast the lease.
+    expect(deadline).toBe(NOW + readMs);
+  },
+);
 
 it('leaves the lease of the instance that took it after its own ran out, so a third does not read too', async () => {
   let clock = NOW;
