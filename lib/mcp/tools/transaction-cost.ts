@@ -87,7 +87,11 @@ export const transactionCostOutput = {
         'total needs is unknown (total is then null).',
     ),
   notes: z.array(z.string()).describe('What the figures include and how far to trust them.'),
-  updatedAt: z.iso.datetime().describe('When the gas price was read upstream.'),
+  updatedAt: z.iso
+    .datetime()
+    .describe(
+      "When the estimate's oldest part was read upstream: the gas price, or on an L2 a kept L1 data fee, operator fee or Arbitrum L1 component read before it.",
+    ),
 };
 
 export type TransactionCostArgs = {
