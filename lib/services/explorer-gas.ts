@@ -44,6 +44,8 @@ type Deps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGo
  * the block's own time shows it stale.
  */
 export async function readExplorerGas(deps: Deps, deadlineAt: number): Promise<ExplorerGasReading> {
+  // The providers took the refresh's whole time: neither the known head nor the oracle could answer.
+  if (deadlineAt - deps.now() < MIN_BLOCK_CALL_MS) throw new EtherscanError('timeout');
   const known = await recallMainnetHead(deps, deadlineAt);
   const minBlock = computeExplorerMinBlock(known, deps.now());
   const endsAt = Math.min(deps.now() + deps.config.upstreamTimeoutMs, deadlineAt);

@@ -531,12 +531,17 @@ export async function callSharedStore<R>(
 ): Promise<R | undefined> {
   const local = localState(deps);
   if (skippingStore(local, deps.now())) return undefined;
+  const budgetMs = storeTimeoutMs(deps, deadlineAt);
+  const startedAt = deps.now();
   try {
-    const result = await settleWithin(call(deps.lastGood), storeTimeoutMs(deps, deadlineAt));
+    const result = await settleWithin(call(deps.lastGood), budgetMs);
     local.storeFailures = 0;
     return result;
   } catch (error) {
-    if (!detached) markSick(deps, local);
+    // A call the caller's deadline cut below the store's own budget, which ran out of that, says
+    // nothing of the store (until later on 2026-11-28 it sent this instance off the store too).
+    const cutShort = budgetMs < storeTimeoutMs(deps, undefined) && deps.now() - startedAt >= budgetMs;
+    if (!detached && !cutShort) markSick(deps, local);
     deps.log.warn('shared store unavailable', { error: String(error).slice(0, 200), detached });
     return undefined;
   }
@@ -731,8 +736,19 @@ function refreshLeaseMs(deps: Deps): number {
  * against a 6-s lease. The same budget without a lease (no store, or a holder that is late).
  */
 function readBudgetMs(deps: Deps): number {
-  return refreshLeaseMs(deps) - storeTimeoutMs(deps, undefined);
+  return refreshLeaseMs(deps) - writeReserveMs(deps);
 }
+
+/**
+ * What a refresh's read leaves of its lease for the write: a store call's budget over the network
+ * (Redis); in-process (a Node host without Redis), where the write takes no time, a margin for the
+ * event loop, so the read keeps the rest (the explorer backstop its whole budget after every provider
+ * hung). Until later on 2026-11-28 the in-process store reserved a Redis call's second too.
+ */
+function writeReserveMs(deps: Deps): number {
+  return deps.lastGood.scope === 'redis' ? storeTimeoutMs(deps, undefined) : IN_PROCESS_WRITE_RESERVE_MS;
+}
+const IN_PROCESS_WRITE_RESERVE_MS = 250;
 
 /** A store call's budget: at most a second (or the upstream timeout), and never past the caller's deadline. */
 function storeTimeoutMs(deps: Deps, deadlineAt: number | undefined): number {
