@@ -34,6 +34,11 @@ export interface NetworkFacts {
   operatorFeeReadAt?: number | null;
   /** The same for Arbitrum's `l1GasUnits` and `l1GasBaseFeeWei` (the NodeInterface's last good answer). */
   l1GasReadAt?: number | null;
+  /**
+   * When the network's failed refresh is tried again (its shared entry's `failure.retryAt`, epoch ms);
+   * null or absent when no failure is on record. Not served: MCP errors say it as "Retry after N seconds".
+   */
+  retryAt?: number | null;
 }
 
 /** USD prices of the two tokens fees are paid in; null when the price chain had no value. */
@@ -65,6 +70,8 @@ export interface PresentedNetwork {
   l1ComponentReadAt: number | null;
   /** True when Arbitrum's L1 component could not be read (estimatedL1GasUnits is null). */
   l1ComponentMissing: boolean;
+  /** When the network's failed refresh is tried again (see NetworkFacts); null when none is on record. */
+  retryAt: number | null;
 }
 
 /**
@@ -215,6 +222,7 @@ export function presentNetwork(
       l1GasUnits !== null && facts.l1GasBaseFeeWei !== null ? l1GasUnits * facts.l1GasBaseFeeWei : null,
     l1ComponentReadAt,
     l1ComponentMissing,
+    retryAt: facts.retryAt ?? null,
     readAt: facts.readAt,
     l1FeeMissing,
     operatorFeeMissing,

@@ -31,10 +31,17 @@ export type AnyToolDefinition = ToolDefinition<Shape, Shape>;
 
 /**
  * A failure whose message is written for the caller (what is missing, what to do); thrown by a tool
- * when its service answered but the answer holds nothing to serve.
+ * when its service answered but the answer holds nothing to serve. With `retryAfterSeconds`, the
+ * result ends with " Retry after N seconds." as an `UnavailableError`'s does.
  */
 export class ToolUnavailableError extends Error {
   override name = 'ToolUnavailableError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** A call whose arguments fail a check only live data can make (e.g. more blobs than a block holds now). */
@@ -122,7 +129,11 @@ function failureResult(deps: AppDeps, name: string, error: unknown): CallToolRes
     message = `${error.summary}: ${error.message}${retry}`;
     deps.log.warn('mcp tool failed', { tool: name, error: error.name });
   } else if (error instanceof ToolUnavailableError || error instanceof ToolArgumentError) {
-    message = error.message;
+    const retry =
+      error instanceof ToolUnavailableError && error.retryAfterSeconds !== undefined
+        ? ` Retry after ${error.retryAfterSeconds} seconds.`
+        : '';
+    message = `${error.message}${retry}`;
     deps.log.warn('mcp tool failed', { tool: name, error: redactUrls(error.message) });
   } else {
     // Anything else is unexpected and its text may name an upstream: the caller gets a generic message,

@@ -4,7 +4,8 @@ import type { OperatorFeeReading } from '../l2/operator-fee';
 import { type NetworkFacts, type PresentedNetwork, presentNetwork, type TokenPrices } from '../l2/present';
 import type { L2NetworkReading } from '../schemas/l2-gas';
 import type { L2Snapshot } from '../store/history-writes';
-import { REFRESH_LEAD } from '../store/shared-read';
+import { REFRESH_LEAD, secondsUntilRetry } from '../store/shared-read';
+import { RETRY_AFTER_SECONDS } from './current-gas';
 import { getTokenPrice } from './eth-price';
 import {
   L2_GAS_DEGRADED_TTL_MS,
@@ -45,6 +46,8 @@ export interface L2NetworkSnapshot {
    * network's native token (or of ETH, for an L1 fee) rather than a live or cached one.
    */
   priceStale: boolean;
+  /** When the network's failed refresh is tried again (epoch ms); null when no failure is on record. */
+  retryAt: number | null;
 }
 
 /** One assembled answer: the served networks (SPEC order), their snapshot figures and its time. */
@@ -102,6 +105,16 @@ export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = 
     return loadL2Gas(deps, L2_NETWORKS, options);
   }
   return deps.cache.get(L2_GAS_CACHE_KEY, ttl, () => loadL2Gas(deps, L2_NETWORKS, options));
+}
+
+/**
+ * How long a caller told a network is unavailable should wait before asking again: until the network's
+ * failed refresh is tried again (secondsUntilRetry, 1 to 60 s), about one refresh cadence (30 s) with
+ * no failure on record. Until 2026-11-28 the MCP tools gave no time (an L2 estimate said "retry
+ * shortly", get_l2_gas nothing).
+ */
+export function l2RetryAfterSeconds(snapshot: Pick<L2NetworkSnapshot, 'retryAt'>, now: number): number {
+  return snapshot.retryAt === null ? RETRY_AFTER_SECONDS : secondsUntilRetry(snapshot.retryAt, now);
 }
 
 /** One row for the L2 history table, without its slot (the snapshot job assigns that). */
@@ -208,5 +221,6 @@ function toSnapshot(p: PresentedNetwork, priceStale: boolean): L2NetworkSnapshot
     l1ComponentWei: p.l1ComponentWei,
     l1ComponentReadAt: p.l1ComponentReadAt,
     priceStale,
+    retryAt: p.retryAt,
   };
 }

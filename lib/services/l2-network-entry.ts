@@ -196,7 +196,10 @@ function lastGoodL1Gas(previous: StoredReading, now: number): NonNullable<Stored
   return component && lastGood(component, component.readAt, now) ? component : null;
 }
 
-/** One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing; never throws. */
+/**
+ * One network through its shared entry: fresh, else its last good reading (≤ 5 min), else nothing,
+ * with when a failed refresh is tried again (`retryAt`); never throws.
+ */
 export async function readFacts(
   deps: AppDeps,
   network: L2Network,
@@ -219,6 +222,7 @@ export async function readFacts(
       l1GasUnits: null,
       l1GasBaseFeeWei: null,
       l1GasReadAt: null,
+      retryAt: shared.failure?.retryAt ?? null,
     };
   }
   // Oracle fees kept from an earlier reading are served while they are at most 5 minutes old.
@@ -241,5 +245,6 @@ export async function readFacts(
     l1GasUnits: toWei(l1GasKept ? l1GasKept.units : reading.l1GasUnits),
     l1GasBaseFeeWei: toWei(l1GasKept ? l1GasKept.baseFeeWei : reading.l1GasBaseFeeWei),
     l1GasReadAt: l1GasKept?.readAt ?? null,
+    retryAt: shared.failure?.retryAt ?? null,
   };
 }

@@ -384,6 +384,29 @@ describe('MCP tools when upstreams fail', () => {
     }
   });
 
+  it('says when to ask again when an L2 network has no reading, for get_l2_gas and an L2 estimate', async () => {
+    setKnownState();
+    for (const sim of up.l2.base) await sim.fault('http-500');
+    let clock = Date.now();
+    const { client, deps } = await connect({ now: () => clock });
+    const cost = await callRaw(client, 'estimate_transaction_cost', { network: 'base' });
+    expect(cost.isError).toBe(true);
+    expect(cost.text).toContain('Base gas price unavailable');
+    // The network's first failed refresh is tried again in 5 s, and this instance looks again up to a
+    // second after that (until 2026-11-28 "retry shortly", no time); 3 s later, 3 s fewer.
+    const wait = Number(cost.text.match(/ Retry after (\d+) seconds\.$/)?.[1]);
+    expect([5, 6]).toContain(wait);
+    clock += 3_000;
+    const l2 = await callRaw(client, 'get_l2_gas', { network: 'base' });
+    expect(l2.isError).toBe(true);
+    expect(l2.text).toContain('Base: Reading unavailable');
+    expect(l2.text).toMatch(new RegExp(`\\. Retry after ${wait - 3} seconds\\.$`));
+    // The networks that answered are served as before, with no hint.
+    const { data } = await callOk(client, l2GasTool, { network: 'polygon' });
+    expect(data.networks[0]?.gasPriceGwei).toBe(31.25);
+    expectNoSecrets(deps, cost.text, l2.text);
+  });
+
   it('gives an isError result when no price source answers, while a mainnet estimate says USD is unknown', async () => {
     for (const sim of [up.coingecko, up.coinbase, up.kraken]) await sim.fault('http-500');
     let clock = Date.now();

@@ -263,6 +263,7 @@ describe('selectL2SnapshotRows', () => {
       l1ComponentWei: null,
       l1ComponentReadAt: null,
       priceStale,
+      retryAt: null,
     });
     const result: L2GasResult = {
       fetchedAt: NOW,

@@ -5,7 +5,7 @@ import {
   L2NetworkReadingSchema,
   toL2GasBody,
 } from '../../schemas/l2-gas';
-import { getL2Gas } from '../../services/l2-gas';
+import { getL2Gas, l2RetryAfterSeconds } from '../../services/l2-gas';
 import { enumArgument } from '../inputs';
 import { defineTool, ToolUnavailableError } from '../tool';
 
@@ -30,10 +30,15 @@ export const l2GasTool = defineTool({
     const result = await getL2Gas(deps);
     const body = toL2GasBody(result);
     const networks = network ? body.networks.filter((n) => n.id === network) : body.networks;
-    if (networks.every((n) => n.gasPriceGwei === null)) {
-      throw new ToolUnavailableError(networks.map((n) => `${n.name}: ${n.feeNote}`).join(' '));
-    }
     const statusOf = (id: string) => result.snapshots.find((s) => s.network === id);
+    if (networks.every((n) => n.gasPriceGwei === null)) {
+      // Asking again can first help when the first of them is tried again; until 2026-11-28 no time was given.
+      const waits = networks.map((n) => l2RetryAfterSeconds(statusOf(n.id) ?? { retryAt: null }, deps.now()));
+      throw new ToolUnavailableError(
+        networks.map((n) => `${n.name}: ${n.feeNote}`).join(' '),
+        Math.min(...waits),
+      );
+    }
     const lines = networks.map((n) => {
       if (n.gasPriceGwei === null) return `${n.name}: unavailable.`;
       const snapshot = statusOf(n.id);

@@ -2,7 +2,7 @@ import { formatGwei } from 'viem';
 import type { AppDeps } from '../../deps';
 import { getL2Network, type L2NetworkId } from '../../l2/networks';
 import { computeOperatorFeeWei } from '../../l2/operator-fee';
-import { getL2Gas } from '../../services/l2-gas';
+import { getL2Gas, l2RetryAfterSeconds } from '../../services/l2-gas';
 import { gweiToWei } from '../../units';
 import { ToolArgumentError, type ToolOutput, ToolUnavailableError } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
@@ -32,8 +32,10 @@ export async function estimateL2(
   const reading = result.networks.find((n) => n.id === network.id);
   const snapshot = result.snapshots.find((s) => s.network === network.id);
   if (!reading || !snapshot || snapshot.gasPriceWei === null || snapshot.fetchedAt === null) {
+    // When the network's failed refresh is tried again; until 2026-11-28 "retry shortly".
     throw new ToolUnavailableError(
-      `${network.name} gas price unavailable: no provider answered and no reading of the last 5 minutes exists; retry shortly.`,
+      `${network.name} gas price unavailable: no provider answered and no reading of the last 5 minutes exists.`,
+      l2RetryAfterSeconds(snapshot ?? { retryAt: null }, deps.now()),
     );
   }
   // With no pair (a tip not read, a reading too old for one), the chain's minimum tip still applies.
