@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../functions/app';
 import { createMemoryLastGoodStore } from '../../lib/store/last-good';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
-import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
+import { getGasWithoutLeaks } from '../helpers/gas-request';
+import { startUpstreams, type Upstreams } from '../upstreams';
 
 let up: Upstreams;
 
@@ -20,23 +20,7 @@ afterAll(async () => {
 const TIMEOUT_ENV = { UPSTREAM_TIMEOUT_MS: '400' };
 
 /** GETs /api/gas and checks that neither the body nor any log line carries a simulator URL, port or key. */
-async function getGas(deps: TestDeps) {
-  const res = await createApp(deps).request('/api/gas');
-  const text = await res.text();
-  const forbidden = [
-    ...up.secrets,
-    ...up.all.flatMap((sim) => [sim.url, sim.origin, `:${sim.port}`]),
-    '/v2/api',
-    'apikey',
-    'gasoracle',
-  ];
-  for (const trace of forbidden) {
-    expect(text).not.toContain(trace);
-    for (const line of deps.logs) expect(line).not.toContain(trace);
-  }
-  expectNoLeaks(up, text, ...deps.logs);
-  return { res, body: JSON.parse(text) as Record<string, unknown> };
-}
+const getGas = (deps: TestDeps) => getGasWithoutLeaks(up, deps, ['/v2/api', 'apikey', 'gasoracle']);
 
 /** The two Etherscan faults, with the error kind the backstop logs for each. */
 const ETHERSCAN_FAULTS = [

@@ -1,17 +1,11 @@
 // The Etherscan backstop's block time (lib/services/explorer-gas.ts): read from the explorer's proxy
 // (eth_getBlockByNumber at the gas oracle's LastBlock), not guessed from the read time.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../functions/app';
 import { getCurrentGas } from '../../lib/services/current-gas';
 import { createMemoryLastGoodStore } from '../../lib/store/last-good';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
-import {
-  expectNoLeaks,
-  type FaultMode,
-  type FaultOptions,
-  startUpstreams,
-  type Upstreams,
-} from '../upstreams';
+import { getGasWithoutLeaks } from '../helpers/gas-request';
+import { type FaultMode, type FaultOptions, startUpstreams, type Upstreams } from '../upstreams';
 import { HEALTHY_VIEW } from '../upstreams/chain-model';
 
 /** One clock for the app and the simulated chain, 3 s into a slot of the real one. */
@@ -42,23 +36,8 @@ const instance = (overrides: Partial<TestDeps> = {}, budgetMs = BUDGET_MS) =>
   createTestDeps({ ...up.env, UPSTREAM_TIMEOUT_MS: String(budgetMs) }, { now: () => now, ...overrides });
 
 /** GETs /api/gas and checks that neither the body nor any log line carries a simulator URL, port or key. */
-async function getGas(deps: TestDeps) {
-  const res = await createApp(deps).request('/api/gas');
-  const text = await res.text();
-  const forbidden = [
-    ...up.secrets,
-    ...up.all.flatMap((sim) => [sim.url, sim.origin, `:${sim.port}`]),
-    '/v2/api',
-    'apikey',
-    'eth_getBlockByNumber',
-  ];
-  for (const trace of forbidden) {
-    expect(text).not.toContain(trace);
-    for (const line of deps.logs) expect(line).not.toContain(trace);
-  }
-  expectNoLeaks(up, text, ...deps.logs);
-  return { res, body: JSON.parse(text) as Record<string, unknown> };
-}
+const getGas = (deps: TestDeps) =>
+  getGasWithoutLeaks(up, deps, ['/v2/api', 'apikey', 'eth_getBlockByNumber']);
 
 async function failEveryRpc() {
   await Promise.all(up.mainnet.map((sim) => sim.fault('refuse')));

@@ -1,34 +1,18 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../functions/app';
 import { CURRENT_GAS_LAST_GOOD_KEY, getCurrentGas } from '../../lib/services/current-gas';
 import { KNOWN_HEAD_KEY } from '../../lib/services/mainnet-known-head';
 import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
-import { expectNoLeaks, type FaultMode, startUpstreams, type Upstreams } from '../upstreams';
+import { getGasWithoutLeaks } from '../helpers/gas-request';
+import { type FaultMode, startUpstreams, type Upstreams } from '../upstreams';
 import { HEALTHY_VIEW } from '../upstreams/chain-model';
 
 let upstreams: Upstreams;
 /** How far the simulated chain's clock runs ahead of the real one (a test moves it with the app's). */
 let chainOffsetMs = 0;
 
-/** GETs /api/gas and checks that neither the body nor any log line carries a configured URL, key, address or port. */
-async function getGas(deps: TestDeps) {
-  const res = await createApp(deps).request('/api/gas');
-  const text = await res.text();
-  const forbidden = [
-    ...upstreams.secrets,
-    ...upstreams.all.map((sim) => sim.url),
-    '/v3/',
-    '/v2/api',
-    'apikey',
-  ];
-  for (const secret of forbidden) {
-    expect(text).not.toContain(secret);
-    for (const line of deps.logs) expect(line).not.toContain(secret);
-  }
-  expectNoLeaks(upstreams, text, ...deps.logs);
-  return { res, body: JSON.parse(text) as Record<string, unknown> };
-}
+/** GETs /api/gas and checks that neither the body nor any log line carries a simulator URL, port or key. */
+const getGas = (deps: TestDeps) => getGasWithoutLeaks(upstreams, deps, ['/v3/', '/v2/api', 'apikey']);
 
 async function failEveryRpc(mode: FaultMode = 'refuse') {
   await Promise.all(upstreams.mainnet.map((sim) => sim.fault(mode)));

@@ -19,16 +19,22 @@ function kindOf(read: SharedKind<number>['read'], freshMs = 30_000, key = KEY): 
   return { key, schema: z.number(), freshMs, read };
 }
 
-it('writes its reading and lets go of the lease though another store call failed while it read', async () => {
-  const store = createMemoryLastGoodStore(() => NOW);
-  let gets = 0;
+/** A memory store on `now` that counts its `get` calls (`counted.gets`). */
+function countingStore(now: () => number): { lastGood: LastGoodStore; counted: { gets: number } } {
+  const store = createMemoryLastGoodStore(now);
+  const counted = { gets: 0 };
   const lastGood: LastGoodStore = {
     ...store,
     get: (key) => {
-      gets += 1;
+      counted.gets += 1;
       return store.get(key);
     },
   };
+  return { lastGood, counted };
+}
+
+it('writes its reading and lets go of the lease though another store call failed while it read', async () => {
+  const { lastGood, counted } = countingStore(() => NOW);
   const deps = createTestDeps({}, { now: () => NOW, lastGood });
   const kind = kindOf(async () => {
     // A call of this instance's to the store beside the read fails meanwhile (a record the read waits
@@ -39,14 +45,14 @@ it('writes its reading and lets go of the lease though another store call failed
   expect(await readThrough(deps, kind)).toMatchObject({ value: 1, readNow: true, failure: null });
   // Until 2026-11-28 the holder skipped its write then: the fleet's entry stayed due and its lease
   // held until it ran out, with every other instance waiting on it.
-  expect(await store.get(KEY)).toEqual({ value: 1, readAt: NOW, failure: null });
-  expect(await store.get(`${KEY}:lease`)).toBeNull();
+  expect(await lastGood.get(KEY)).toEqual({ value: 1, readAt: NOW, failure: null });
+  expect(await lastGood.get(`${KEY}:lease`)).toBeNull();
   // The instance still skips the store otherwise: a read of another kind goes upstream without it.
-  const before = gets;
+  const before = counted.gets;
   const other = kindOf(async () => ({ value: 2, readAt: NOW }), 30_000, 'test:lease-other');
   expect(await readThrough(deps, other)).toMatchObject({ value: 2, readNow: true });
-  expect(gets).toBe(before);
-  expect(await store.get('test:lease-other')).toBeNull();
+  expect(counted.gets).toBe(before);
+  expect(await lastGood.get('test:lease-other')).toBeNull();
 });
 
 it.each([
@@ -141,15 +147,7 @@ it('lets go only of a lease it holds: release and write carry the token it was t
 
 it("does not leave the store for a call that only its caller's deadline cut short", async () => {
   let clock = NOW;
-  const store = createMemoryLastGoodStore(() => clock);
-  let gets = 0;
-  const lastGood: LastGoodStore = {
-    ...store,
-    get: (key) => {
-      gets += 1;
-      return store.get(key);
-    },
-  };
+  const { lastGood, counted } = countingStore(() => clock);
   const deps = createTestDeps({}, { now: () => clock, lastGood });
   // A hung call given 20 ms by its caller (a refresh's read near its deadline) runs out of them.
   const hung = () =>
@@ -160,9 +158,9 @@ it("does not leave the store for a call that only its caller's deadline cut shor
   // The store was not judged by it: the next read-through call asks the store. Until later on
   // 2026-11-28 such a call sent the instance off the store for 10 s.
   const kind = kindOf(async () => ({ value: 1, readAt: clock }));
-  const before = gets;
+  const before = counted.gets;
   await readThrough(deps, kind);
-  expect(gets).toBeGreaterThan(before);
+  expect(counted.gets).toBeGreaterThan(before);
   // A call that ran out of the store's own budget still does.
   const deps2 = createTestDeps({}, { now: () => clock, lastGood });
   const slow = () =>
@@ -170,10 +168,10 @@ it("does not leave the store for a call that only its caller's deadline cut shor
       clock += 1_000;
     });
   expect(await callSharedStore(deps2, slow)).toBeUndefined();
-  const after = gets;
+  const after = counted.gets;
   await readThrough(
     deps2,
     kindOf(async () => ({ value: 2, readAt: clock }), 30_000, 'test:lease-other'),
   );
-  expect(gets).toBe(after);
+  expect(counted.gets).toBe(after);
 });

@@ -46,6 +46,35 @@ interface Entry {
   failure: unknown;
 }
 
+const MAINNET_KEY = `${KEY}current-gas:mainnet`;
+
+/**
+ * Runs `check` with the fleet's mainnet entry in Redis replaced by a failed refresh (the stored
+ * reading, dated `readAt`, and a fourth failure in a row retried at `retryAt`), given the entry as
+ * written, then puts back what was there.
+ */
+async function withFailedMainnetEntry(
+  readAt: number,
+  retryAt: number,
+  check: (failed: string) => Promise<void>,
+): Promise<void> {
+  const [raw, rawReadAt] = await Promise.all([
+    redis().get<string>(MAINNET_KEY),
+    redis().get<string>(`${MAINNET_KEY}:read-at`),
+  ]);
+  const entry = JSON.parse(String(raw)) as Entry;
+  const value = { ...entry.value, updatedAt: new Date(readAt).toISOString() };
+  const failed = JSON.stringify({ value, readAt, failure: { kind: 'error', retryAt, count: 4 } });
+  await redis().set(MAINNET_KEY, failed, { px: 60_000 });
+  await redis().set(`${MAINNET_KEY}:read-at`, String(readAt), { px: 60_000 });
+  try {
+    await check(failed);
+  } finally {
+    await redis().set(MAINNET_KEY, String(raw), { px: 86_400_000 });
+    if (rawReadAt !== null) await redis().set(`${MAINNET_KEY}:read-at`, rawReadAt, { px: 86_400_000 });
+  }
+}
+
 describe('Worker reading through the shared Redis entry', () => {
   it('serves mainnet gas from the entry another instance wrote, without its own upstream read', async () => {
     const raw = await redis().get<string>(`${KEY}current-gas:mainnet`);
@@ -71,31 +100,16 @@ describe('Worker reading through the shared Redis entry', () => {
     // and race the Cron Trigger tests for their slot.
     const deps = createTestDeps(env);
     deps.lastGood = createLastGoodStore(deps.config);
-    const key = `${KEY}current-gas:mainnet`;
-    const [raw, rawReadAt] = await Promise.all([
-      redis().get<string>(key),
-      redis().get<string>(`${key}:read-at`),
-    ]);
-    const entry = JSON.parse(String(raw)) as Entry;
     // A slot begun 10 s ago; the fleet's reading was taken 5 s before it, and another isolate's refresh
     // of it has just failed for the fourth time: the fleet backs off for 40 s, longer than a slot's
     // read waits for a back-off to end (15 s; a shorter one it waits out, then reads: until
     // 2026-11-28 it skipped that too).
     const slotStart = Date.now() - 10_000;
-    const readAt = slotStart - 5_000;
-    const value = { ...entry.value, updatedAt: new Date(readAt).toISOString() };
-    const failure = { kind: 'error', retryAt: Date.now() + 40_000, count: 4 };
-    const failed = JSON.stringify({ value, readAt, failure });
-    await redis().set(key, failed, { px: 60_000 });
-    await redis().set(`${key}:read-at`, String(readAt), { px: 60_000 });
-    try {
+    await withFailedMainnetEntry(slotStart - 5_000, Date.now() + 40_000, async (failed) => {
       // Until 2026-11-28 the slot's read went to the upstream during the back-off and wrote its reading.
       expect(await readMainnetForSlot(deps, slotStart)).toEqual({ skipped: 'only a last good reading' });
-      expect(await redis().get<string>(key)).toBe(failed);
-    } finally {
-      await redis().set(key, String(raw), { px: 86_400_000 });
-      if (rawReadAt !== null) await redis().set(`${key}:read-at`, rawReadAt, { px: 86_400_000 });
-    }
+      expect(await redis().get<string>(MAINNET_KEY)).toBe(failed);
+    });
   });
 
   it("answers mainnet gas's 503 with the seconds left of the fleet's back-off in Redis as its Retry-After", async () => {
@@ -104,21 +118,9 @@ describe('Worker reading through the shared Redis entry', () => {
     const now = Date.now();
     const deps = createTestDeps(env, { now: () => now });
     deps.lastGood = createLastGoodStore(deps.config);
-    const key = `${KEY}current-gas:mainnet`;
-    const [raw, rawReadAt] = await Promise.all([
-      redis().get<string>(key),
-      redis().get<string>(`${key}:read-at`),
-    ]);
-    const entry = JSON.parse(String(raw)) as Entry;
     // The fleet's reading is 6 minutes old, too old to serve, and another isolate's refresh of it has
     // just failed for the fourth time in a row: the fleet tries again in 40 s.
-    const readAt = now - 6 * 60_000;
-    const value = { ...entry.value, updatedAt: new Date(readAt).toISOString() };
-    const failure = { kind: 'error', retryAt: now + 40_000, count: 4 };
-    const failed = JSON.stringify({ value, readAt, failure });
-    await redis().set(key, failed, { px: 60_000 });
-    await redis().set(`${key}:read-at`, String(readAt), { px: 60_000 });
-    try {
+    await withFailedMainnetEntry(now - 6 * 60_000, now + 40_000, async (failed) => {
       const res = await createApp(deps).request('/api/gas');
       expect(res.status).toBe(503);
       expect(res.headers.get('Cache-Control')).toBe('no-store');
@@ -126,11 +128,8 @@ describe('Worker reading through the shared Redis entry', () => {
       // 2026-11-28 it said 30, and a client came back to another 503.
       expect(['40', '41']).toContain(res.headers.get('Retry-After'));
       // It asked no upstream during the back-off: the entry is the one written above.
-      expect(await redis().get<string>(key)).toBe(failed);
-    } finally {
-      await redis().set(key, String(raw), { px: 86_400_000 });
-      if (rawReadAt !== null) await redis().set(`${key}:read-at`, rawReadAt, { px: 86_400_000 });
-    }
+      expect(await redis().get<string>(MAINNET_KEY)).toBe(failed);
+    });
   });
 
   it('labels the price it waited for a lease holder to fail by that failure, not stale-cooldown', async () => {
