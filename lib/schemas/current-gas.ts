@@ -28,7 +28,8 @@ export const SOURCE_DESCRIPTION =
   'at the same provider), else `rpc-N` (its place in the list) for a provider reached by address; never by ' +
   'its URL, address, port or key. `etherscan` is the block-explorer backstop, used ' +
   'when every RPC provider failed. `stale:<label>` (for example `stale:publicnode`) is the last good ' +
-  'reading, at most 5 minutes old, served because every upstream is failing right now.';
+  'reading, at most 5 minutes old, served because no upstream gives a live reading right now; ' +
+  "`stale:etherscan` may be the explorer's answer for a block older than a live one's, dated by that block.";
 
 /**
  * GasTier plus the label of the upstream that served it (SPEC.md 2.3), plus the wallet-grade fields of

@@ -7,7 +7,7 @@ import { readThrough, type SharedKind, secondsUntilRetry } from '../store/shared
 import { readMainnetGasFromRpc } from '../upstream/rpc-mainnet-gas';
 import { DEFAULT_HEDGE_DELAY_MS } from '../upstream/rpc-pool';
 import { ageReading } from './aged-reading';
-import { readExplorerGas } from './explorer-gas';
+import { ExplorerBlockTooOld, type ExplorerGasReading, readExplorerGas } from './explorer-gas';
 import { rememberMainnetHead } from './mainnet-known-head';
 import { deriveExplorerWalletFields, rankBaseFee, toWalletFields } from './wallet-fields';
 
@@ -53,16 +53,24 @@ export const STALE_PREFIX = 'stale:';
 
 type GasDeps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGood' | 'withDb'>;
 
-/** Thrown by the live read when neither the RPC providers nor the explorer answered. */
+/**
+ * Thrown by the live read when neither the RPC providers nor the explorer answered live. `fallback`:
+ * the explorer's reading of a block 72 s to 5 minutes old by its own time, dated by that block, which
+ * the failed refresh keeps as the last good reading when it is newer than the entry's (fallbackOf).
+ */
 class MainnetGasUnavailable extends Error {
   override name = 'MainnetGasUnavailable';
+  constructor(readonly fallback: { value: CurrentGasReading; readAt: number } | null = null) {
+    super('no mainnet gas upstream answered');
+  }
 }
 
 /**
  * Returns the current mainnet tiers through the shared read-through entry (lib/store/shared-read.ts):
  * at most one upstream read per 30 s for the whole fleet while Redis is up, one per instance when it
- * is not. When the last refresh failed, the last good reading (at most 5 minutes old) is served as
- * `stale:<label>`. `notBefore` asks for a reading taken since then.
+ * is not. When the last refresh failed, the last good reading (at most 5 minutes old; the explorer's
+ * of an old block when that is newer, see readLiveUnranked) is served as `stale:<label>`. `notBefore`
+ * asks for a reading taken since then.
  * @throws GasUnavailableError when no upstream answers and no reading of the last 5 minutes exists.
  */
 export async function getCurrentGas(
@@ -122,28 +130,38 @@ function mainnetGasKind(deps: GasDeps): SharedKind<CurrentGasReading> {
     schema: CurrentGasReadingSchema,
     freshMs: CURRENT_GAS_TTL_MS,
     async read(_previous, deadlineAt) {
-      const live = await readLive(deps, deadlineAt);
-      if (!live) throw new MainnetGasUnavailable('no mainnet gas upstream answered');
-      return { value: live, readAt: Date.parse(live.updatedAt) };
+      const read = await readLive(deps, deadlineAt);
+      if (!read) throw new MainnetGasUnavailable();
+      const reading = { value: read.reading, readAt: Date.parse(read.reading.updatedAt) };
+      // The explorer's old block is no live reading: the refresh failed (the fleet backs off as after
+      // any failure, and no slot stores it), but the reading stands in as the last good one.
+      if (!read.live) throw new MainnetGasUnavailable(reading);
+      return reading;
     },
+    fallbackOf: (error) => (error instanceof MainnetGasUnavailable ? error.fallback : null),
   };
 }
 
 /**
  * The first live reading (RPC providers, else the explorer) with its base fee ranked; null when both
- * fail. Over by `deadlineAt` (the refresh's, see SharedKind.read): the providers have their usual
- * deadline (UPSTREAM_TIMEOUT_MS and the hedge delay) within it; the explorer, after them, the rest of
+ * fail, and `live: false` for the explorer's reading of a block 72 s to 5 minutes old. Over by
+ * `deadlineAt` (the refresh's, see SharedKind.read): the providers have their usual deadline
+ * (UPSTREAM_TIMEOUT_MS and the hedge delay) within it; the explorer, after them, the rest of
  * it up to its own budget; the rank what is left then, up to its own 1.5 s (else null). Until
  * 2026-11-28 each step took its full budget whatever the others had taken, and a refresh whose every
  * provider hung could outlast its lease.
  */
-async function readLive(deps: GasDeps, deadlineAt: number): Promise<CurrentGasReading | null> {
-  const reading = await readLiveUnranked(deps, deadlineAt);
-  if (!reading) return null;
+async function readLive(
+  deps: GasDeps,
+  deadlineAt: number,
+): Promise<{ reading: CurrentGasReading; live: boolean } | null> {
+  const read = await readLiveUnranked(deps, deadlineAt);
+  if (!read) return null;
+  const { reading, live } = read;
   const baseFeePercentile7d = await rankBaseFee(deps, reading.baseFee, deadlineAt);
   const blobFee = reading.nextBlobBaseFee ?? reading.blobBaseFee;
   const maxBlobsPerBlock = recallMaxBlobs(deps, blobFee, reading.maxBlobsPerBlock);
-  return { ...reading, baseFeePercentile7d, maxBlobsPerBlock };
+  return { reading: { ...reading, baseFeePercentile7d, maxBlobsPerBlock }, live };
 }
 
 /**
@@ -164,7 +182,7 @@ function recallMaxBlobs(deps: GasDeps, blobFee: number | null, derived: number |
 async function readLiveUnranked(
   deps: GasDeps,
   deadlineAt: number,
-): Promise<Omit<CurrentGasReading, 'baseFeePercentile7d'> | null> {
+): Promise<{ reading: Omit<CurrentGasReading, 'baseFeePercentile7d'>; live: boolean } | null> {
   try {
     const poolDeadlineMs = deps.config.upstreamTimeoutMs + DEFAULT_HEDGE_DELAY_MS;
     const rpc = await readMainnetGasFromRpc(deps, {
@@ -176,24 +194,42 @@ async function readLiveUnranked(
     void rememberMainnetHead(deps, rpc.blockNumber);
     const { low, average, high, baseFee, blockNumber, blockTimestamp, source } = rpc;
     const updatedAt = new Date(deps.now()).toISOString();
-    return {
+    const reading = {
       ...{ low, average, high, baseFee, blockNumber, blockTimestamp, source, updatedAt },
       ...toWalletFields(rpc),
     };
+    return { reading, live: true };
   } catch (error) {
     deps.log.warn('every mainnet rpc provider failed; trying etherscan', { error: safeMessage(error) });
   }
   try {
-    const { gasUsedRatios, readAt, ...explorer } = await readExplorerGas(deps, deadlineAt);
-    const updatedAt = new Date(readAt).toISOString();
-    return {
-      ...{ ...explorer, updatedAt },
-      ...deriveExplorerWalletFields({ ...explorer, gasUsedRatios }),
-    };
+    const explorer = await readExplorerGas(deps, deadlineAt);
+    return { reading: fromExplorer(explorer, explorer.readAt), live: true };
   } catch (error) {
     deps.log.warn('etherscan backstop failed', { error: safeMessage(error) });
+    // Refused as stale by its block's own time, yet within the 5 minutes a last good reading is served
+    // (SPEC.md decision 7): kept, dated by that block, so it is never served as newer than the block,
+    // nor once the block is over 5 minutes old. Until 2026-11-28 it was dropped, and with no last good
+    // reading newer than its block the answer was 503.
+    if (error instanceof ExplorerBlockTooOld) {
+      const blockMs = error.reading.blockTimestamp * 1000;
+      if (deps.now() - blockMs <= MAX_STALE_MS)
+        return { reading: fromExplorer(error.reading, blockMs), live: false };
+    }
     return null;
   }
+}
+
+/** The explorer's reading as a mainnet one, `updatedAt` at `takenAt` (epoch ms). */
+function fromExplorer(
+  { gasUsedRatios, readAt: _readAt, ...explorer }: ExplorerGasReading,
+  takenAt: number,
+): Omit<CurrentGasReading, 'baseFeePercentile7d'> {
+  const updatedAt = new Date(takenAt).toISOString();
+  return {
+    ...{ ...explorer, updatedAt },
+    ...deriveExplorerWalletFields({ ...explorer, gasUsedRatios }),
+  };
 }
 
 /** Our own error messages name labels and kinds only; anything else is reduced to its type. */

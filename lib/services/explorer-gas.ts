@@ -31,6 +31,17 @@ export interface ExplorerGasReading extends EtherscanGasReading {
   blockTimestamp: number;
 }
 
+/**
+ * The explorer's reading refused as stale by its block's own time (older than
+ * EXPLORER_MAX_BLOCK_AGE_MS when the oracle answered): no live reading, but `reading` (dated by that
+ * block) may still stand in as a last good one (SPEC.md decision 7; current-gas.ts decides).
+ */
+export class ExplorerBlockTooOld extends EtherscanError {
+  constructor(readonly reading: ExplorerGasReading) {
+    super('stale');
+  }
+}
+
 type Deps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGood'>;
 
 /**
@@ -41,7 +52,8 @@ type Deps = Pick<AppDeps, 'config' | 'fetch' | 'now' | 'log' | 'state' | 'lastGo
  * (EXPLORER_MAX_BLOCK_AGE_MS) makes the reading stale; a proxy that fails or answers what
  * cannot be trusted costs only the block's time (the estimate is kept, its kind logged).
  * @throws EtherscanError when the oracle fails (`timeout` without asking it, under 100 ms left), or
- * the block's own time shows it stale.
+ * ExplorerBlockTooOld (an EtherscanError `stale`, carrying the reading) when the block's own time
+ * shows it stale.
  */
 export async function readExplorerGas(deps: Deps, deadlineAt: number): Promise<ExplorerGasReading> {
   // The providers took the refresh's whole time: neither the known head nor the oracle could answer.
@@ -59,9 +71,10 @@ export async function readExplorerGas(deps: Deps, deadlineAt: number): Promise<E
   const readAt = deps.now();
   const latest = estimateExplorerBlockTime(known, reading.blockNumber, readAt);
   const own = await readOwnBlockTime(deps, reading.blockNumber, endsAt);
-  if (own !== null && readAt - own * 1000 > EXPLORER_MAX_BLOCK_AGE_MS) throw new EtherscanError('stale');
   // Its own time counts no later than the latest it can have (a node's clock ahead, within the skew allowed).
-  return { ...reading, readAt, blockTimestamp: own === null ? latest : Math.min(own, latest) };
+  const read = { ...reading, readAt, blockTimestamp: own === null ? latest : Math.min(own, latest) };
+  if (own !== null && readAt - own * 1000 > EXPLORER_MAX_BLOCK_AGE_MS) throw new ExplorerBlockTooOld(read);
+  return read;
 }
 
 /** The block's time from the explorer's proxy within what is left until `endsAt`; null (logged) when it gives none. */

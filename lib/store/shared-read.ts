@@ -23,6 +23,12 @@ export interface SharedKind<T> {
   read(previous: T | null, deadlineAt: number): Promise<{ value: T; readAt: number }>;
   /** Names a failed read (`timeout`, `error`, `cooldown`...); `error` when absent. */
   failureKind?(error: unknown): string;
+  /**
+   * An older reading a failed read still brought (the explorer's of a block too old to be live, dated
+   * by that block), or null. The refresh still fails (its back-off as for any failure), but the entry
+   * keeps this reading as its last good one when it is newer than the one it holds.
+   */
+  fallbackOf?(error: unknown): { value: T; readAt: number } | null;
 }
 
 /** What a caller gets: the newest reading known (maybe none), its age and why it was not refreshed. */
@@ -419,7 +425,8 @@ async function refresh<T>(
 
 /**
  * Reads upstream (by `readBy`) and keeps the result as the new entry: a reading, or the failure with
- * the previous reading kept as last-known-good and a retry time that every instance respects. `lease`
+ * the previous reading kept as last-known-good (or the failed read's fallback when newer: see
+ * SharedKind.fallbackOf) and a retry time that every instance respects. `lease`
  * is the lease to release with the write (null: none held), or undefined to leave the store alone
  * (unreachable). `unreadableAt`: the reading time of the stored document found unusable, which the
  * write replaces.
@@ -441,9 +448,13 @@ async function readAndShare<T>(
   } catch (error) {
     const count = (current?.failure?.count ?? 0) + 1;
     const retryAt = deps.now() + retryDelayMs(count);
+    // An older reading the failed read brought is the last good one when newer than the entry's (the
+    // store's write keeps a newer one another instance wrote meanwhile, as for any write).
+    const fallback = kind.fallbackOf?.(error) ?? null;
+    const lastGood = fallback && fallback.readAt > (current?.readAt ?? -1) ? fallback : current;
     entry = {
-      value: current?.value ?? null,
-      readAt: current?.readAt ?? null,
+      value: lastGood?.value ?? null,
+      readAt: lastGood?.readAt ?? null,
       failure: { kind: kind.failureKind?.(error) ?? 'error', retryAt, count },
     };
   }

@@ -1,7 +1,7 @@
 // The Etherscan backstop's block time (lib/services/explorer-gas.ts): read from the explorer's proxy
 // (eth_getBlockByNumber at the gas oracle's LastBlock), not guessed from the read time.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getCurrentGas } from '../../lib/services/current-gas';
+import { CURRENT_GAS_LAST_GOOD_KEY, getCurrentGas } from '../../lib/services/current-gas';
 import { createMemoryLastGoodStore } from '../../lib/store/last-good';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { getGasWithoutLeaks } from '../helpers/gas-request';
@@ -149,39 +149,36 @@ describe('GET /api/gas from the Etherscan backstop', () => {
     expect(blockTimeLogs(deps)).toEqual([]);
   });
 
-  it('refuses an explorer block 80 s old, past the 5 blocks it may trail and the slot under way (72 s)', async () => {
+  it('does not serve an explorer block 80 s old as live (past the 5 blocks it may trail and the slot under way, 72 s)', async () => {
     await failEveryRpc();
     await up.etherscan.fault('lag', { blocks: 6 });
-    ageExplorerBlock(6, 80_000);
+    const block = ageExplorerBlock(6, 80_000);
     const deps = instance();
-    const { res } = await getGas(deps);
-    expect(res.status).toBe(503);
+    const { res, body } = await getGas(deps);
+    // Refused as live; with no last good reading it is served as one, dated by its block (see below).
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ source: 'stale:etherscan', blockNumber: block.number });
+    expect(body.updatedAt).toBe(new Date(block.seconds * 1000).toISOString());
     expect(deps.logs.some((line) => line.includes('"error":"etherscan stale"'))).toBe(true);
   });
 
-  it("refuses a reading whose block is older than an honest explorer's may be (72 s): 503 on a cold process", async () => {
-    await failEveryRpc();
-    // Its LastBlock is days within what the clock alone allows, so only its block's time tells.
-    await up.etherscan.fault('lag', { blocks: 10 });
-    const deps = instance();
-    const { res } = await getGas(deps);
-    expect(res.status).toBe(503);
-    expect(deps.logs.some((line) => line.includes('"error":"etherscan stale"'))).toBe(true);
-  });
-
-  it("serves the last good reading rather than an explorer's whose block's own time shows it 2 minutes old", async () => {
+  it("serves the last good reading rather than an explorer's whose block is older than it (by the block's own time)", async () => {
     const lastGood = createMemoryLastGoodStore();
     const first = instance({ lastGood });
-    expect((await getGas(first)).body.source).toBe('rpc-1');
-    // Three minutes on, every provider fails and the explorer's backend is 10 blocks behind: enough
-    // ahead of the known head (half the slots since it was seen) to pass on its number alone.
-    now += 3 * 60_000;
+    const read = await getGas(first);
+    expect(read.body.source).toBe('rpc-1');
+    // A minute on, every provider fails and the explorer names the head, but its proxy dates that block
+    // 30 s before the last good reading was taken (90 s old): its number passes the known head's check.
+    const readAt = now;
+    now += 60_000;
     await failEveryRpc();
-    await up.etherscan.fault('lag', { blocks: 10 });
+    up.etherscan.setBlock({ timestamp: Math.floor(readAt / 1000) - 30 });
     const later = instance({ lastGood });
     const { body } = await getGas(later);
-    expect(body.source).toBe('stale:rpc-1');
+    expect(body).toMatchObject({ source: 'stale:rpc-1', updatedAt: read.body.updatedAt });
     expect(later.logs.some((line) => line.includes('"error":"etherscan stale"'))).toBe(true);
+    // The entry keeps it, beside the failed refresh (the fleet's back-off).
+    expect(await lastGood.get(CURRENT_GAS_LAST_GOOD_KEY)).toMatchObject({ readAt, failure: { count: 1 } });
   });
 
   it.each([
@@ -226,5 +223,89 @@ describe('GET /api/gas from the Etherscan backstop', () => {
     expect(body.source).toBe('etherscan');
     expect(up.etherscan.requests.byMethod.eth_getBlockByNumber).toBeUndefined();
     expect(blockTimeLogs(deps)[0]).toContain('"kind":"timeout"');
+  });
+});
+
+/**
+ * SPEC.md decision 7: with every provider down, an explorer reading whose block is 72 s to 5 minutes
+ * old by its own time is no live reading, but one such a reading may be served as: `stale:etherscan`,
+ * dated by its block, when no newer last good reading exists; never once its block is over 5 minutes
+ * old. Until 2026-11-28 it was dropped, and the answer was 503 unless a last good reading existed.
+ */
+describe("GET /api/gas from an explorer whose block's own time is old", () => {
+  /** Every provider down, and the explorer's proxy dating the oracle's block `ageMs` before now. */
+  async function oldExplorerBlock(ageMs: number) {
+    await failEveryRpc();
+    const seconds = Math.floor((now - ageMs) / 1000);
+    up.etherscan.setBlock({ timestamp: seconds });
+    return { number: explorerBlock(0).number, seconds };
+  }
+
+  it('serves it as the last good reading, `stale:etherscan` dated by its block, and the refresh still backs off', async () => {
+    const block = await oldExplorerBlock(3 * 60_000);
+    const lastGood = createMemoryLastGoodStore(() => now);
+    const deps = instance({ lastGood });
+    const { res, body } = await getGas(deps);
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ source: 'stale:etherscan', blockNumber: block.number });
+    // Its time is its block's, never the read time, and its max fees are widened by every slot since.
+    expect(body.updatedAt).toBe(new Date(block.seconds * 1000).toISOString());
+    expect(body.walletFeesNote).toContain(`up to ${slotsToAnswerEnd(block.seconds, now)} full blocks`);
+    // The refresh failed all the same: the fleet backs off (5 s), and no slot stores the reading.
+    const entry = (await lastGood.get(CURRENT_GAS_LAST_GOOD_KEY)) as {
+      value: { source: string; updatedAt: string };
+      readAt: number;
+      failure: { count: number; retryAt: number };
+    };
+    expect(entry).toMatchObject({
+      value: { source: 'etherscan', updatedAt: body.updatedAt },
+      readAt: block.seconds * 1000,
+      failure: { count: 1, retryAt: now + 5_000 },
+    });
+    // Within the back-off neither this instance nor another one reading the shared entry asks again,
+    // though the reading is older than the refresh cadence.
+    now += 3_000;
+    expect(up.etherscan.requests.byMethod.gasoracle).toBe(1);
+    expect((await getGas(deps)).body).toMatchObject({ source: 'stale:etherscan', updatedAt: body.updatedAt });
+    const other = instance({ lastGood });
+    expect((await getGas(other)).body).toMatchObject({
+      source: 'stale:etherscan',
+      updatedAt: body.updatedAt,
+    });
+    expect(up.etherscan.requests.byMethod.gasoracle).toBe(1);
+    // After it, one attempt, which fails again: the next back-off is 10 s.
+    now += 4_000;
+    expect((await getGas(deps)).body).toMatchObject({ source: 'stale:etherscan', updatedAt: body.updatedAt });
+    expect(up.etherscan.requests.byMethod.gasoracle).toBe(2);
+    expect(await lastGood.get(CURRENT_GAS_LAST_GOOD_KEY)).toMatchObject({
+      readAt: block.seconds * 1000,
+      failure: { count: 2, retryAt: now + 10_000 },
+    });
+  });
+
+  it('serves its reading rather than an older last good one', async () => {
+    const lastGood = createMemoryLastGoodStore(() => now);
+    expect((await getGas(instance({ lastGood }))).body.source).toBe('rpc-1');
+    // Four minutes on, the explorer's block is 90 s old: a minute and a half newer than the last good reading.
+    now += 4 * 60_000;
+    const block = await oldExplorerBlock(90_000);
+    const { body } = await getGas(instance({ lastGood }));
+    expect(body).toMatchObject({ source: 'stale:etherscan', blockNumber: block.number });
+    expect(body.updatedAt).toBe(new Date(block.seconds * 1000).toISOString());
+  });
+
+  it('answers 503 when its block is over 5 minutes old, and once the block it served passes 5 minutes', async () => {
+    await oldExplorerBlock(5 * 60_000 + 2_000);
+    const cold = instance();
+    const { res } = await getGas(cold);
+    expect(res.status).toBe(503);
+    expect(await cold.lastGood.get(CURRENT_GAS_LAST_GOOD_KEY)).toMatchObject({ value: null });
+
+    const block = await oldExplorerBlock(5 * 60_000 - 5_000);
+    const deps = instance();
+    expect((await getGas(deps)).body).toMatchObject({ source: 'stale:etherscan', blockNumber: block.number });
+    // 10 s on, past the back-off, the same old block again: over 5 minutes, it is served no more.
+    now += 10_000;
+    expect((await getGas(deps)).res.status).toBe(503);
   });
 });
