@@ -149,6 +149,37 @@ describe('a fleet reading through the shared Redis entry', () => {
     expect(diff(reads(), before).mainnet).toBe(oneAttempt);
   });
 
+  it('serves an explorer reading of a block 73 s old as `stale:etherscan` dated by its block: one attempt for the fleet, backed off, stored for no slot', async () => {
+    // A cold fleet: every provider fails, and the explorer's proxy dates the oracle's block 73 s back.
+    await Promise.all(up.mainnet.map((sim) => sim.fault('http-500')));
+    const blockSeconds = Math.floor(clock / 1000) - 73;
+    const updatedAt = new Date(blockSeconds * 1000).toISOString();
+    up.etherscan.setBlock({ timestamp: blockSeconds });
+    const oneAttempt = up.mainnet.length + 1;
+    const answers = await round();
+    expect(reads().mainnet).toBe(oneAttempt);
+    for (const { body } of answers.filter((a) => a.path === '/api/gas'))
+      expect(body).toMatchObject({ source: 'stale:etherscan', updatedAt });
+    // The shared entry keeps it as the last good reading, beside the failed refresh.
+    expect(JSON.parse(String(await redis.command('GET', MAINNET_KEY)))).toMatchObject({
+      value: { source: 'etherscan', updatedAt },
+      readAt: blockSeconds * 1000,
+      failure: { count: 1 },
+    });
+    // Within the back-off no instance asks again, though the reading is past the 30-s cadence; a
+    // slot's read begun 76 s ago (a tick's latest), before the block, takes it as a reading since its
+    // start, yet as a last good one, and skips it.
+    clock += 2_000;
+    await round();
+    expect(reads().mainnet).toBe(oneAttempt);
+    const [member] = fleet;
+    if (!member) throw new Error('no instance');
+    expect(await readMainnetForSlot(member.deps, clock - 76_000)).toEqual({
+      skipped: 'only a last good reading',
+    });
+    expect(reads().mainnet).toBe(oneAttempt);
+  });
+
   it.each([
     ['on its own', false],
     ['after joining a request begun on its instance', true],
