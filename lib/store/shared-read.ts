@@ -102,7 +102,10 @@ const HOLDER_POLLS_MS = [100, 200, 300, 400, 500, 500];
 const HOLDER_WAIT_MS = 2_000;
 /** A caller with a deadline (ReadOptions) stops waiting this long before it, for the last poll's store call. */
 const HOLDER_WAIT_RESERVE_MS = 250;
-/** After a failed or late Redis call, this instance reads upstream directly for this long, doubling while it keeps failing. */
+/**
+ * After a failed or late Redis call, this instance reads upstream directly for this long, doubling while
+ * it keeps failing; a store call that answers meanwhile (a lease holder's write) ends it (storeAnswered).
+ */
 export const STORE_SICK_MS = 10_000;
 const STORE_SICK_MAX_MS = 60_000;
 /** A failed refresh is retried (fleet-wide, by one instance) after this, doubling up to the max. */
@@ -311,7 +314,7 @@ async function refresh<T>(
       // from its failure (this instance's own copy, newer, may hold none).
       const stored = readEntry(found);
       const current = newest(stored, mine);
-      local.storeFailures = 0;
+      storeAnswered(local);
       if (!due(current)) return hold(kind, current!, deps.now(), false, false);
       // The lease runs from when it may have been set in the store at the earliest: the call's start.
       const leasedAt = deps.now();
@@ -470,6 +473,9 @@ async function readAndShare<T>(
         plausibleUntil: deps.now() + CLOCK_SKEW_MS,
       });
       const outcome = await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
+      // The store answered: this instance is back on it, though another call had sent it off meanwhile
+      // (until later on 2026-11-28 it went on reading every kind upstream until that mark ran out).
+      storeAnswered(local);
       // Another instance stored a newer reading meanwhile (this read began earlier, or failed): it stays,
       // and is what this instance holds too.
       const kept = outcome.stored ? null : parseEntry(deps, kind, outcome.kept);
@@ -546,7 +552,7 @@ export async function callSharedStore<R>(
   const startedAt = deps.now();
   try {
     const result = await settleWithin(call(deps.lastGood), budgetMs);
-    local.storeFailures = 0;
+    storeAnswered(local);
     return result;
   } catch (error) {
     // A call the caller's deadline cut below the store's own budget, which ran out of that, says
@@ -564,6 +570,16 @@ function markSick(deps: Deps, local: LocalState): void {
   if (skippingStore(local, deps.now())) return;
   local.storeFailures += 1;
   local.sickUntil = deps.now() + Math.min(STORE_SICK_MS * 2 ** (local.storeFailures - 1), STORE_SICK_MAX_MS);
+}
+
+/**
+ * A store call answered within its budget: the store is not sick (whatever a call failed before said),
+ * so this instance uses it again at once, and a failure after this one starts the back-off at 10 s.
+ * Only a call that began before the store was skipped, or a lease holder's write, can answer while it is.
+ */
+function storeAnswered(local: LocalState): void {
+  local.storeFailures = 0;
+  local.sickUntil = 0;
 }
 
 /** Whether this instance is still skipping the store after a failure. */

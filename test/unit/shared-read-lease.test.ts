@@ -4,7 +4,12 @@
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryLastGoodStore, type LastGoodStore } from '../../lib/store/last-good';
-import { callSharedStore, readThrough, type SharedKind } from '../../lib/store/shared-read';
+import {
+  callSharedStore,
+  readThrough,
+  type SharedKind,
+  type SharedReading,
+} from '../../lib/store/shared-read';
 import { createTestDeps } from '../helpers/deps';
 
 const NOW = 1_795_797_910_000;
@@ -36,23 +41,71 @@ function countingStore(now: () => number): { lastGood: LastGoodStore; counted: {
 it('writes its reading and lets go of the lease though another store call failed while it read', async () => {
   const { lastGood, counted } = countingStore(() => NOW);
   const deps = createTestDeps({}, { now: () => NOW, lastGood });
+  const other = kindOf(async () => ({ value: 2, readAt: NOW }), 30_000, 'test:lease-other');
+  let meanwhile: { reading: SharedReading<number>; gets: number } | undefined;
   const kind = kindOf(async () => {
     // A call of this instance's to the store beside the read fails meanwhile (a record the read waits
     // for; on a busy instance, another kind's read-through): the instance now skips the store.
     await callSharedStore(deps, () => Promise.reject(new Error('store down')));
+    // So a read of another kind meanwhile goes upstream without it.
+    const before = counted.gets;
+    meanwhile = { reading: await readThrough(deps, other), gets: counted.gets - before };
     return { value: 1, readAt: NOW };
   });
   expect(await readThrough(deps, kind)).toMatchObject({ value: 1, readNow: true, failure: null });
+  expect(meanwhile).toMatchObject({ reading: { value: 2, readNow: true }, gets: 0 });
+  expect(await lastGood.get('test:lease-other')).toBeNull();
   // Until 2026-11-28 the holder skipped its write then: the fleet's entry stayed due and its lease
   // held until it ran out, with every other instance waiting on it.
   expect(await lastGood.get(KEY)).toEqual({ value: 1, readAt: NOW, failure: null });
   expect(await lastGood.get(`${KEY}:lease`)).toBeNull();
-  // The instance still skips the store otherwise: a read of another kind goes upstream without it.
-  const before = counted.gets;
-  const other = kindOf(async () => ({ value: 2, readAt: NOW }), 30_000, 'test:lease-other');
-  expect(await readThrough(deps, other)).toMatchObject({ value: 2, readNow: true });
-  expect(counted.gets).toBe(before);
-  expect(await lastGood.get('test:lease-other')).toBeNull();
+});
+
+it("goes back to the store once the holder's write has answered, its back-off started afresh", async () => {
+  let clock = NOW;
+  const { lastGood, counted } = countingStore(() => clock);
+  const fail = () => Promise.reject(new Error('store down'));
+  /** An instance whose refresh of `key` (its lease taken) meets a failed store call of its own mid-read. */
+  const holderAfterFailure = async (key: string) => {
+    const deps = createTestDeps({}, { now: () => clock, lastGood });
+    let failed = false;
+    const kind = kindOf(
+      async () => {
+        failed = (await callSharedStore(deps, fail)) === undefined;
+        return { value: 1, readAt: clock };
+      },
+      30_000,
+      key,
+    );
+    await readThrough(deps, kind);
+    expect(failed).toBe(true);
+    expect(await lastGood.get(key)).toEqual({ value: 1, readAt: clock, failure: null });
+    return deps;
+  };
+  const asksStore = async (deps: ReturnType<typeof createTestDeps>, key: string) => {
+    const before = counted.gets;
+    await readThrough(
+      deps,
+      kindOf(async () => ({ value: 2, readAt: clock }), 30_000, key),
+    );
+    return counted.gets > before;
+  };
+
+  // The store has just answered the holder's write: a read of another kind asks it and shares its
+  // reading. Until later on 2026-11-28 the instance kept off the store for the 10 s the failed call
+  // had set, reading every kind upstream by itself and sharing none of it.
+  const first = await holderAfterFailure('test:lease-first');
+  expect(await asksStore(first, 'test:lease-other')).toBe(true);
+  expect(await lastGood.get('test:lease-other')).toEqual({ value: 2, readAt: NOW, failure: null });
+
+  // The write also ended the run of failures: the next failed call sends the instance off the store
+  // for 10 s, not the 20 s of a second failure in a row.
+  const second = await holderAfterFailure('test:lease-second');
+  expect(await callSharedStore(second, fail)).toBeUndefined();
+  clock += 9_999;
+  expect(await asksStore(second, 'test:lease-third')).toBe(false);
+  clock += 2;
+  expect(await asksStore(second, 'test:lease-fourth')).toBe(true);
 });
 
 it.each([
