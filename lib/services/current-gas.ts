@@ -77,12 +77,34 @@ export async function getCurrentGas(
   deps: GasDeps,
   options: { notBefore?: number } = {},
 ): Promise<CurrentGasReading> {
+  return (await readCurrentGas(deps, options)).reading;
+}
+
+/** A reading as getCurrentGas serves it, and when a newer one can first be served here. */
+export interface ServedGasReading {
+  reading: CurrentGasReading;
+  /**
+   * Epoch ms, on this instance's clock: the end of the reading's 30-s cadence (the fleet refreshes the
+   * entry from 25 s on, and this instance looks at it again about then), or, after a failed refresh, when
+   * this instance next looks for its retry (the fleet's back-off: SharedReading's `failure.retryAt`).
+   */
+  nextReadingAt: number;
+}
+
+/** getCurrentGas, with when the next reading comes (a caller told to ask again then: secondsUntilNextReading). */
+export async function readCurrentGas(
+  deps: GasDeps,
+  options: { notBefore?: number } = {},
+): Promise<ServedGasReading> {
   const shared = await readThrough(deps, mainnetGasKind(deps), options);
   const age = shared.readAt === null ? Number.POSITIVE_INFINITY : deps.now() - shared.readAt;
-  if (shared.value && age < CURRENT_GAS_TTL_MS && !shared.failure) return shared.value;
-  if (shared.value && age <= MAX_STALE_MS) {
-    if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
-    return ageReading(staleCopyOf(shared.value), deps.now(), true);
+  if (shared.value && shared.readAt !== null) {
+    const nextReadingAt = shared.failure?.retryAt ?? shared.readAt + CURRENT_GAS_TTL_MS;
+    if (age < CURRENT_GAS_TTL_MS && !shared.failure) return { reading: shared.value, nextReadingAt };
+    if (age <= MAX_STALE_MS) {
+      if (shared.failure?.attempted) deps.log.warn('serving last good mainnet gas', { ageMs: age });
+      return { reading: ageReading(staleCopyOf(shared.value), deps.now(), true), nextReadingAt };
+    }
   }
   // Asking again can first work when the failed refresh is tried again (the fleet's back-off, or this
   // instance's own without the store). Until 2026-11-28 every 503 said 30 s, whether that was 5 s or
@@ -90,6 +112,17 @@ export async function getCurrentGas(
   throw gasUnavailable(
     shared.failure ? secondsUntilRetry(shared.failure.retryAt, deps.now()) : RETRY_AFTER_SECONDS,
   );
+}
+
+/**
+ * How long a caller whose answer needs a newer reading (the per-block blob maximum a reading lacked)
+ * should wait before asking again, in whole seconds (secondsUntilRetry: 1 to 60).
+ */
+export function secondsUntilNextReading(
+  served: Pick<ServedGasReading, 'nextReadingAt'>,
+  now: number,
+): number {
+  return secondsUntilRetry(served.nextReadingAt, now);
 }
 
 /** The last good reading labelled `stale:`, one copy per reading (so ageReading can reuse its aged copy). */

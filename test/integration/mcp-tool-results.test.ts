@@ -14,7 +14,7 @@ import { L2_GAS_CACHE_KEY } from '../../lib/services/l2-gas';
 import { requireFreshReading } from '../../lib/store/shared-read';
 import { createTestDeps, type TestDeps } from '../helpers/deps';
 import { expectNoLeaks, startUpstreams, type Upstreams } from '../upstreams';
-import { headWithBlobs } from '../upstreams/chain-model';
+import { HEALTHY_VIEW, headWithBlobs } from '../upstreams/chain-model';
 import {
   KNOWN_L2_GAS_WEI,
   KNOWN_OP_OPERATOR_FEE,
@@ -292,6 +292,40 @@ describe('MCP estimate_transaction_cost', () => {
     });
     expect(data).toMatchObject({ blobs: 3, blobGasPriceGwei: gas.nextBlobBaseFee, ...expected });
     expect(data.total?.gwei).toBeCloseTo(data.execution.gwei + data.blobFee!.gwei, 9);
+  });
+
+  it('says when to ask again for blobs while the per-block blob maximum is unknown: at the next mainnet reading', async () => {
+    setKnownState();
+    // A head whose newest block carried no blob, read by a fresh process: no maximum to check against.
+    const model = up.mainnet[0]!.model;
+    let blobless = headWithBlobs(up);
+    while (model.fees(blobless, HEALTHY_VIEW).blobGasUsed > 0n) blobless += 1;
+    for (const sim of up.mainnet) sim.setHead({ number: blobless });
+    let clock = Date.now();
+    const { client, deps } = await connect({ now: () => clock });
+    const unknown =
+      /^estimate_transaction_cost failed: blobs: the per-block blob maximum is not known just now .*Until then, call with blobs 0 to price the transaction without blobs\. Retry after (\d+) seconds\.$/;
+    // The reading was taken now: the next one comes at the end of its 30-s cadence, and 12 s later,
+    // 12 s fewer (until 2026-11-28 "retry shortly", no time).
+    const first = await callRaw(client, 'estimate_transaction_cost', { blobs: 2 });
+    expect(first.isError).toBe(true);
+    expect(first.text).toMatch(unknown);
+    expect(first.text).toMatch(/ Retry after 30 seconds\.$/);
+    clock += 12_000;
+    expect((await callRaw(client, 'estimate_transaction_cost', { blobs: 2 })).text).toMatch(
+      / Retry after 18 seconds\.$/,
+    );
+    // Without blobs the same reading prices the transaction.
+    expect((await estimate(client, { blobs: 0 })).data.blobs).toBe(0);
+    // Once the refresh has failed, the next reading is its retry: 5 s, and up to a second until this
+    // instance looks again.
+    for (const sim of up.mainnet) await sim.fault('refuse');
+    await up.etherscan.fault('http-500');
+    clock += 20_000;
+    const afterFailure = await callRaw(client, 'estimate_transaction_cost', { blobs: 2 });
+    expect(afterFailure.text).toMatch(unknown);
+    expect([5, 6]).toContain(Number(afterFailure.text.match(unknown)?.[1]));
+    expectNoSecrets(deps, first.text, afterFailure.text);
   });
 
   it('keeps every wei of a tiny L2 price times a large limit', () => {

@@ -1,10 +1,10 @@
 import type { AppDeps } from '../../deps';
 import { GAS_PER_BLOB } from '../../oracle/blob-fees';
-import { getCurrentGas, STALE_PREFIX } from '../../services/current-gas';
+import { readCurrentGas, STALE_PREFIX, secondsUntilNextReading } from '../../services/current-gas';
 import { getEthPrice } from '../../services/eth-price';
 import { gweiToWei } from '../../units';
 import { MAINNET_TX_GAS_CAP, MAINNET_TX_MAX_BLOBS } from '../inputs';
-import { ToolArgumentError, type ToolOutput } from '../tool';
+import { ToolArgumentError, type ToolOutput, ToolUnavailableError } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
 import type { TransactionCostArgs, transactionCostOutput } from './transaction-cost';
 import { describeCost, describeStaleReading, mainnetNotes } from './transaction-cost-text';
@@ -32,9 +32,11 @@ export async function estimateMainnet(
         `(EIP-7594); got ${args.blobs}`,
     );
   }
-  const [gas, price] = await Promise.all([getCurrentGas(deps), getEthPrice(deps)]);
+  const [served, price] = await Promise.all([readCurrentGas(deps), getEthPrice(deps)]);
+  const gas = served.reading;
   const blobPrice = gas.nextBlobBaseFee ?? gas.blobBaseFee;
-  if (args.blobs > 0) assertBlobCount(args.blobs, gas.maxBlobsPerBlock);
+  if (args.blobs > 0)
+    assertBlobCount(args.blobs, gas.maxBlobsPerBlock, secondsUntilNextReading(served, deps.now()));
   const gasPriceGwei = gas[tier];
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
@@ -79,12 +81,21 @@ export async function estimateMainnet(
   return { data, summary: describeCost(data, false, stale), updatedAt: gas.updatedAt };
 }
 
-/** Rejects a blob count above what one block can carry now (read from the chain, not a fork table). */
-function assertBlobCount(blobs: number, maxBlobsPerBlock: number | null): void {
+/**
+ * Rejects a blob count above what one block can carry now (read from the chain, not a fork table).
+ * With that maximum unknown (the newest block read carried no blob, and this process derived none in
+ * the last hour; or the provider gives no blob data), the next mainnet reading is the first that can
+ * derive it again (from a newest block with blobs): `retryAfterSeconds` away (the end of the reading's
+ * 30-s cadence, or a failed refresh's retry: readCurrentGas). Until 2026-11-28 it said "retry
+ * shortly", with no time.
+ */
+function assertBlobCount(blobs: number, maxBlobsPerBlock: number | null, retryAfterSeconds: number): void {
   if (maxBlobsPerBlock === null) {
-    throw new ToolArgumentError(
-      'blobs: the per-block blob maximum could not be read from the chain just now (the newest block carried ' +
-        'no blob or the provider gives no blob data); retry shortly or call with blobs 0.',
+    throw new ToolUnavailableError(
+      'blobs: the per-block blob maximum is not known just now (the newest block read carried no blob, or ' +
+        'the provider gives no blob data), so the blob count cannot be checked; the next mainnet reading ' +
+        'derives it again. Until then, call with blobs 0 to price the transaction without blobs.',
+      retryAfterSeconds,
     );
   }
   if (blobs > maxBlobsPerBlock) {
