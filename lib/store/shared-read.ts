@@ -104,7 +104,8 @@ const HOLDER_WAIT_MS = 2_000;
 const HOLDER_WAIT_RESERVE_MS = 250;
 /**
  * After a failed or late Redis call, this instance reads upstream directly for this long, doubling while
- * it keeps failing; a store call that answers meanwhile (a lease holder's write) ends it (storeAnswered).
+ * it keeps failing; a store call begun since that answers meanwhile (a lease holder's write) ends it
+ * (storeAnswered).
  */
 export const STORE_SICK_MS = 10_000;
 const STORE_SICK_MAX_MS = 60_000;
@@ -129,6 +130,11 @@ interface LocalState {
   sickUntil: number;
   /** Consecutive failed store calls; each one doubles the time without the store. */
   storeFailures: number;
+  /**
+   * How many times a failure has sent this instance off the store (markSick): a call's answer ends
+   * that time only when no failure sent it off since the call began (storeAnswered).
+   */
+  sickMarks: number;
   /** Kinds whose next read must not serve a reading from before the given time (requireFreshReading). */
   notBefore: Map<string, number>;
   /** Bumped on every reading newly held and every requireFreshReading (sharedReadVersion). */
@@ -309,12 +315,13 @@ async function refresh<T>(
   };
   if (!skippingStore(local, deps.now())) {
     try {
+      const asked = local.sickMarks;
       const found = await within(store.get(kind.key));
       // The entry as found in the store: a failure the holder writes while this call waits differs
       // from its failure (this instance's own copy, newer, may hold none).
       const stored = readEntry(found);
       const current = newest(stored, mine);
-      storeAnswered(local);
+      storeAnswered(local, asked);
       if (!due(current)) return hold(kind, current!, deps.now(), false, false);
       // The lease runs from when it may have been set in the store at the earliest: the call's start.
       const leasedAt = deps.now();
@@ -467,15 +474,16 @@ async function readAndShare<T>(
   // Until 2026-11-28 it was skipped then, and the fleet's entry stayed due with its lease held.
   if (lease || (lease === null && !skippingStore(local, deps.now()))) {
     try {
+      const asked = local.sickMarks;
       const write = deps.lastGood.set(kind.key, entry, ENTRY_KEEP_MS, {
         ...(lease ? { releaseLease: lease } : {}),
         ...(unreadableAt !== undefined ? { unreadableAt } : {}),
         plausibleUntil: deps.now() + CLOCK_SKEW_MS,
       });
       const outcome = await settleWithin(write, storeTimeoutMs(deps, deadlineAt));
-      // The store answered: this instance is back on it, though another call had sent it off meanwhile
-      // (until later on 2026-11-28 it went on reading every kind upstream until that mark ran out).
-      storeAnswered(local);
+      // The store answered: this instance is back on it, though another call had sent it off during the
+      // read (until later on 2026-11-28 it went on reading every kind upstream until that mark ran out).
+      storeAnswered(local, asked);
       // Another instance stored a newer reading meanwhile (this read began earlier, or failed): it stays,
       // and is what this instance holds too.
       const kept = outcome.stored ? null : parseEntry(deps, kind, outcome.kept);
@@ -494,6 +502,7 @@ function localState(deps: Pick<AppDeps, 'state'>): LocalState {
     inFlight: new Map(),
     sickUntil: 0,
     storeFailures: 0,
+    sickMarks: 0,
     notBefore: new Map(),
     version: 0,
     backoffWaits: new Set(),
@@ -550,9 +559,10 @@ export async function callSharedStore<R>(
   if (skippingStore(local, deps.now())) return undefined;
   const budgetMs = storeTimeoutMs(deps, deadlineAt);
   const startedAt = deps.now();
+  const asked = local.sickMarks;
   try {
     const result = await settleWithin(call(deps.lastGood), budgetMs);
-    storeAnswered(local);
+    storeAnswered(local, asked);
     return result;
   } catch (error) {
     // A call the caller's deadline cut below the store's own budget, which ran out of that, says
@@ -569,15 +579,25 @@ function markSick(deps: Deps, local: LocalState): void {
   // Calls that were in flight together fail together: one outage, one step of the back-off.
   if (skippingStore(local, deps.now())) return;
   local.storeFailures += 1;
+  local.sickMarks += 1;
   local.sickUntil = deps.now() + Math.min(STORE_SICK_MS * 2 ** (local.storeFailures - 1), STORE_SICK_MAX_MS);
 }
 
 /**
- * A store call answered within its budget: the store is not sick (whatever a call failed before said),
- * so this instance uses it again at once, and a failure after this one starts the back-off at 10 s.
- * Only a call that began before the store was skipped, or a lease holder's write, can answer while it is.
+ * A store call begun when `asked` failures had sent this instance off the store (LocalState.sickMarks)
+ * answered within its budget. When none has since, the store is not sick (whatever a call failed
+ * before it began said): this instance uses it again at once, and a failure after this one starts the
+ * back-off at 10 s. A lease holder's write begun while the store was skipped does so.
+ *
+ * A call begun before the failure that sent the instance off changes neither: the failure is the
+ * newer word on the store, and on a slow one (answers near the 1-s budget) a call in flight nearly
+ * always answers after another's timeout. Until later on 2026-11-28 such an answer reset the run of
+ * failures, so the back-off never doubled, and (since earlier that day) ended the time off the store
+ * within a second of the timeout: the instance paid a store call's 1 s every few seconds instead of
+ * once per back-off.
  */
-function storeAnswered(local: LocalState): void {
+function storeAnswered(local: LocalState, asked: number): void {
+  if (asked !== local.sickMarks) return;
   local.storeFailures = 0;
   local.sickUntil = 0;
 }

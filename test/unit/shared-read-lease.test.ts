@@ -108,6 +108,48 @@ it("goes back to the store once the holder's write has answered, its back-off st
   expect(await asksStore(second, 'test:lease-fourth')).toBe(true);
 });
 
+it('stays off the store for its whole back-off when a call begun before the failure answers late', async () => {
+  let clock = NOW;
+  const { lastGood, counted } = countingStore(() => clock);
+  const deps = createTestDeps({}, { now: () => clock, lastGood });
+  let failedCalls = 0;
+  const fail = () => {
+    failedCalls += 1;
+    return Promise.reject(new Error('store down'));
+  };
+  const asksStore = async (key: string) => {
+    const before = counted.gets;
+    await readThrough(
+      deps,
+      kindOf(async () => ({ value: 2, readAt: clock }), 30_000, key),
+    );
+    return counted.gets > before;
+  };
+
+  // A slow store: one call is in flight, another fails meanwhile (its timeout), and the first then
+  // answers within its own budget.
+  let answer: (value: string) => void = () => {};
+  const slow = callSharedStore(deps, () => new Promise<string>((resolve) => (answer = resolve)));
+  clock += 300;
+  expect(await callSharedStore(deps, fail)).toBeUndefined();
+  answer('late');
+  expect(await slow).toBe('late');
+
+  // The late answer was asked for before the failure, which is the newer word on the store: the
+  // instance stays off it for the failure's 10 s. Until later on 2026-11-28 the answer ended that
+  // at once (and reset the run of failures), so on a slow store the back-off never grew.
+  clock += 9_999;
+  expect(await asksStore('test:lease-slow-first')).toBe(false);
+  clock += 2;
+  // Back on the store, its next failure is the second in a row: 20 s off it, not 10.
+  expect(await callSharedStore(deps, fail)).toBeUndefined();
+  expect(failedCalls).toBe(2);
+  clock += 19_999;
+  expect(await asksStore('test:lease-slow-second')).toBe(false);
+  clock += 2;
+  expect(await asksStore('test:lease-slow-third')).toBe(true);
+});
+
 it.each([
   ['2500', 'redis', 6_000 - 1_000],
   ['400', 'redis', 1_800 - 400],
