@@ -97,10 +97,15 @@ export async function getL2Gas(deps: AppDeps, options: { notBefore?: number } = 
       : L2_GAS_TTL_MS;
   const ttl = Math.min(previous?.value.degraded ? L2_GAS_DEGRADED_TTL_MS : L2_GAS_TTL_MS, freshFor, keptFor);
   // A reading taken since `notBefore` (a snapshot's slot) is read here unless the cached answer
-  // holds one, never joined to a load in flight: one begun for a request may serve the fleet's
-  // entries from before it.
+  // holds one of every network, never joined to a load in flight: one begun for a request may serve
+  // the fleet's entries from before it. A network whose refresh failed (a failure on record) holds
+  // none, though its last good reading may be dated since then (shared-read's readSince): until later
+  // on 2026-11-28 that answer was served, and the slot skipped the network as `last-good` instead of
+  // waiting out its back-off (15 s at most) and reading it again.
   if (options.notBefore !== undefined) {
-    if (previous && oldest >= options.notBefore) return previous.value;
+    const since = options.notBefore;
+    const readSince = (s: L2NetworkSnapshot) => s.retryAt === null && (s.fetchedAt ?? 0) >= since;
+    if (previous?.value.snapshots.every(readSince)) return previous.value;
     deps.cache.delete(L2_GAS_CACHE_KEY);
     return loadL2Gas(deps, L2_NETWORKS, options);
   }

@@ -149,7 +149,8 @@ type Deps = Pick<AppDeps, 'config' | 'now' | 'log' | 'state' | 'lastGood'>;
 
 export interface ReadOptions {
   /**
-   * Only a reading taken at or after this time (epoch ms) will do; an older one is refreshed first,
+   * Only a reading taken at or after this time (epoch ms) by a refresh that succeeded will do (readSince:
+   * a failed refresh's entry does not, whatever its reading's time); an older one is refreshed first,
    * unless the fleet's last refresh failed and is backing off: a back-off ending within
    * BACKOFF_WAIT_MAX_MS is waited for and the entry refreshed then (without `deadlineAt`); else the
    * entry is served as it is, with that failure (a snapshot's slot then skips the reading as a last
@@ -198,7 +199,7 @@ function readKind<T>(
   local.notBefore.delete(kind.key);
 
   const held = local.held.get(kind.key);
-  const wantsNewer = options.notBefore !== undefined && (held?.entry.readAt ?? 0) < options.notBefore;
+  const wantsNewer = options.notBefore !== undefined && !(held && readSince(held.entry, options.notBefore));
   const now = deps.now();
   if (held && held.heldAt <= now && now < held.recheckAt && !wantsNewer)
     return Promise.resolve(view(held, false) as SharedReading<T>);
@@ -213,7 +214,7 @@ function readKind<T>(
     const notBefore = options.notBefore;
     if (notBefore === undefined) return pending;
     return pending.then((reading) =>
-      (reading.readAt ?? 0) >= notBefore ||
+      readSince(reading, notBefore) ||
       reading.failure?.attempted ||
       (reading.failure?.waited && !options.forced)
         ? afterBackoff(deps, kind, local, options, reading, false)
@@ -254,9 +255,10 @@ async function afterBackoff<T>(
   const { notBefore, forced, deadlineAt, waitedOut } = options;
   if (notBefore === undefined || forced || deadlineAt !== undefined || waitedOut !== undefined)
     return reading;
-  // Its own attempt failed: that is the slot's try, as before.
-  if (!reading.failure || (reading.readAt ?? 0) >= notBefore || (own && reading.failure.attempted))
-    return reading;
+  // Its own attempt failed: that is the slot's try, as before. A failed refresh's reading, though
+  // dated since the slot's start (the explorer's old block a failed mainnet read brought, or a reading
+  // of earlier in the slot), is no reading since it: the slot waits too (readSince).
+  if (!reading.failure || (own && reading.failure.attempted)) return reading;
   const retryAt = local.held.get(kind.key)?.entry.failure?.retryAt;
   if (retryAt === undefined || local.backoffWaitsEnded) return reading;
   const left = retryAt - deps.now();
@@ -707,11 +709,24 @@ function isDue<T>(
   // off. A snapshot's slot is not (it waits for a back-off that ends soon, afterBackoff): until
   // 2026-11-28 every instance's snapshot read the upstream again during the fleet's back-off, right
   // after its failed refresh.
-  if (forced && notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
+  if (forced && notBefore !== undefined && !readSince(entry, notBefore)) return true;
   const waitedFor = waitedOut !== undefined && entry.failure !== null && entry.failure.retryAt <= waitedOut;
   if (entry.failure && now < entry.failure.retryAt && !waitedFor) return false;
-  if (notBefore !== undefined && (entry.readAt ?? 0) < notBefore) return true;
+  if (notBefore !== undefined && !readSince(entry, notBefore)) return true;
   return entry.readAt === null || now - entry.readAt >= freshFor(kind, entry) * (1 - REFRESH_LEAD);
+}
+
+/**
+ * Whether an entry (or a reading served from one) is a reading taken since `notBefore` (ReadOptions):
+ * one a refresh that succeeded brought. A failed refresh's entry is not, though its reading may be
+ * dated after `notBefore`: a reading taken earlier in a snapshot's slot, or since 2026-11-28 the
+ * explorer's old block (72 s to 5 minutes old) that a failed mainnet read brought (fallbackOf), dated
+ * by that block. Until later on 2026-11-28 its date was taken at its word: a slot's read begun 72 to
+ * 76 s into the slot served that stand-in at once, and the snapshot skipped the slot as a last good
+ * reading instead of waiting out the back-off (15 s at most) and reading again (afterBackoff).
+ */
+function readSince(entry: { readAt: number | null; failure: unknown | null }, notBefore: number): boolean {
+  return entry.failure === null && (entry.readAt ?? 0) >= notBefore;
 }
 
 function isExpired<T>(kind: SharedKind<T>, entry: Entry<T>, now: number): boolean {

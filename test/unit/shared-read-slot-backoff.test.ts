@@ -216,6 +216,53 @@ it("reads once for a slot after its own failure's short back-off, the store bein
   expect(reads()).toBe(2);
 });
 
+it.each([
+  ['this instance', false],
+  ['another instance of the fleet', true],
+])(
+  "waits out a short back-off whose failed refresh kept a stand-in reading dated after the slot's start, then reads once: %s",
+  async (_, another) => {
+    const key = `test:slot-stand-in-${another ? 'fleet' : 'own'}`;
+    // A request's refresh fails 4.8 s before the slot's read: the entry backs off until 200 ms after it.
+    let now = NOW - 4_800;
+    const store = createMemoryLastGoodStore(() => now);
+    // The failed read brought an older reading (the explorer's old block), dated 1 s after the slot's
+    // start: the refresh fails all the same, and the entry keeps it beside the failure (fallbackOf).
+    const standIn = { value: 1, readAt: SLOT_START + 1_000 };
+    let fails = 1;
+    let reads = 0;
+    const kind: SharedKind<number> = {
+      key,
+      schema: z.number(),
+      freshMs: 30_000,
+      read: async () => {
+        reads += 1;
+        if (fails-- > 0) throw Object.assign(new Error('upstream down'), { standIn });
+        return { value: 2, readAt: now };
+      },
+      fallbackOf: (error) => (error as { standIn?: typeof standIn }).standIn ?? null,
+    };
+    const requester = createTestDeps({}, { now: () => now, lastGood: store });
+    expect(await readThrough(requester, kind)).toMatchObject({
+      ...standIn,
+      failure: { attempted: true },
+    });
+    expect(await store.get(key)).toMatchObject({ ...standIn, failure: { count: 1, retryAt: NOW + 200 } });
+    now = NOW;
+    const deps = another ? createTestDeps({}, { now: () => now, lastGood: store }) : requester;
+    // Its date is the stand-in's, not a read since the slot's start: the slot's read waits for the
+    // back-off to end and reads again. Until later on 2026-11-28 it was served at once, with its
+    // failure, and the snapshot skipped the slot as a last good reading.
+    expect(await readThrough(deps, kind, { notBefore: SLOT_START })).toMatchObject({
+      value: 2,
+      readAt: NOW,
+      readNow: true,
+      failure: null,
+    });
+    expect(reads).toBe(2);
+  },
+);
+
 it('does not wait for a back-off after its own attempt failed', async () => {
   const { kind, reads } = countingKind('test:slot-own-attempt', failing);
   const deps = createTestDeps({}, { now: () => NOW });
