@@ -328,6 +328,38 @@ describe('MCP estimate_transaction_cost', () => {
     expectNoSecrets(deps, first.text, afterFailure.text);
   });
 
+  it('says blobs cannot be priced while the block explorer backstop serves mainnet gas, until an RPC provider answers again', async () => {
+    setKnownState();
+    // Every RPC provider refuses: a fresh process reads mainnet gas from the explorer, which gives no
+    // blob data (no blob fee, no per-block maximum).
+    for (const sim of up.mainnet) await sim.fault('refuse');
+    let clock = Date.now();
+    const { client, deps } = await connect({ now: () => clock });
+    const explorer =
+      /^estimate_transaction_cost failed: blobs: mainnet gas comes from the block explorer backstop just now, which gives no blob data, .*once an RPC provider answers again.*Until then, call with blobs 0 to price the transaction without blobs\. Retry after (\d+) seconds\.$/;
+    const retryOf = (text: string) => Number(text.match(explorer)?.[1]);
+    // Until later on 2026-11-28 it said the next mainnet reading would derive the maximum again, which
+    // another reading of the explorer's does not. The time is still the next refresh's: the end of the
+    // reading's 30-s cadence.
+    const live = await callRaw(client, 'estimate_transaction_cost', { blobs: 2 });
+    expect(live.isError).toBe(true);
+    expect(live.text).toMatch(explorer);
+    expect(retryOf(live.text)).toBe(30);
+    expect(live.text).not.toMatch(/derives it again/);
+    // Without blobs the explorer's reading prices the transaction.
+    const { data, text } = await estimate(client, { blobs: 0 });
+    expect(data.blobs).toBe(0);
+    expect(data.notes[0]).toMatch(/, read from etherscan\.$/);
+    // The explorer fails too: its reading is served as the last good one (`stale:etherscan`), and the
+    // next refresh is the back-off's retry, 5 s (and up to a second until this instance looks again).
+    await up.etherscan.fault('http-500');
+    clock += 31_000;
+    const stale = await callRaw(client, 'estimate_transaction_cost', { blobs: 2 });
+    expect(stale.text).toMatch(explorer);
+    expect([5, 6]).toContain(retryOf(stale.text));
+    expectNoSecrets(deps, live.text, text, stale.text);
+  });
+
   it('keeps every wei of a tiny L2 price times a large limit', () => {
     const cost = computeTransactionCost({
       gasLimit: 29_999_999,

@@ -1,8 +1,14 @@
 import type { AppDeps } from '../../deps';
 import { GAS_PER_BLOB } from '../../oracle/blob-fees';
-import { readCurrentGas, STALE_PREFIX, secondsUntilNextReading } from '../../services/current-gas';
+import {
+  type CurrentGasReading,
+  readCurrentGas,
+  STALE_PREFIX,
+  secondsUntilNextReading,
+} from '../../services/current-gas';
 import { getEthPrice } from '../../services/eth-price';
 import { gweiToWei } from '../../units';
+import { ETHERSCAN_SOURCE } from '../../upstream/etherscan';
 import { MAINNET_TX_GAS_CAP, MAINNET_TX_MAX_BLOBS } from '../inputs';
 import { ToolArgumentError, type ToolOutput, ToolUnavailableError } from '../tool';
 import { computeTransactionCost } from '../transaction-cost';
@@ -35,8 +41,7 @@ export async function estimateMainnet(
   const [served, price] = await Promise.all([readCurrentGas(deps), getEthPrice(deps)]);
   const gas = served.reading;
   const blobPrice = gas.nextBlobBaseFee ?? gas.blobBaseFee;
-  if (args.blobs > 0)
-    assertBlobCount(args.blobs, gas.maxBlobsPerBlock, secondsUntilNextReading(served, deps.now()));
+  if (args.blobs > 0) assertBlobCount(args.blobs, gas, secondsUntilNextReading(served, deps.now()));
   const gasPriceGwei = gas[tier];
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
@@ -88,13 +93,31 @@ export async function estimateMainnet(
  * derive it again (from a newest block with blobs): `retryAfterSeconds` away (the end of the reading's
  * 30-s cadence, or a failed refresh's retry: readCurrentGas). Until 2026-11-28 it said "retry
  * shortly", with no time.
+ *
+ * A reading of the explorer backstop (`etherscan`, or `stale:etherscan` as the last good one) never
+ * has one: the explorer gives no blob data (no blob fee, so no maximum is recalled either:
+ * current-gas recallMaxBlobs). Only an RPC provider's reading brings blobs back, so the result says
+ * so, with the same time (the next refresh, which asks the providers first). Until later on
+ * 2026-11-28 it said the next mainnet reading would derive it, which a reading of the explorer's
+ * again does not.
  */
-function assertBlobCount(blobs: number, maxBlobsPerBlock: number | null, retryAfterSeconds: number): void {
+function assertBlobCount(
+  blobs: number,
+  gas: Pick<CurrentGasReading, 'maxBlobsPerBlock' | 'source'>,
+  retryAfterSeconds: number,
+): void {
+  const maxBlobsPerBlock = gas.maxBlobsPerBlock;
   if (maxBlobsPerBlock === null) {
+    const explorer = gas.source === ETHERSCAN_SOURCE || gas.source === `${STALE_PREFIX}${ETHERSCAN_SOURCE}`;
     throw new ToolUnavailableError(
-      'blobs: the per-block blob maximum is not known just now (the newest block read carried no blob, or ' +
-        'the provider gives no blob data), so the blob count cannot be checked; the next mainnet reading ' +
-        'derives it again. Until then, call with blobs 0 to price the transaction without blobs.',
+      explorer
+        ? 'blobs: mainnet gas comes from the block explorer backstop just now, ' +
+            'which gives no blob data, so the blob count cannot be checked nor the blobs priced; they can ' +
+            'be once an RPC provider answers again, at the next refresh at the soonest. Until then, call ' +
+            'with blobs 0 to price the transaction without blobs.'
+        : 'blobs: the per-block blob maximum is not known just now (the newest block read carried no blob, or ' +
+            'the provider gives no blob data), so the blob count cannot be checked; the next mainnet reading ' +
+            'derives it again. Until then, call with blobs 0 to price the transaction without blobs.',
       retryAfterSeconds,
     );
   }
