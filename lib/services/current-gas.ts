@@ -91,7 +91,7 @@ export interface ServedGasReading {
   nextReadingAt: number;
 }
 
-/** getCurrentGas, with when the next reading comes (a caller told to ask again then: secondsUntilNextReading). */
+/** getCurrentGas, with when the next reading comes (a caller told to ask again then: secondsUntilRetry). */
 export async function readCurrentGas(
   deps: GasDeps,
   options: { notBefore?: number } = {},
@@ -112,17 +112,6 @@ export async function readCurrentGas(
   throw gasUnavailable(
     shared.failure ? secondsUntilRetry(shared.failure.retryAt, deps.now()) : RETRY_AFTER_SECONDS,
   );
-}
-
-/**
- * How long a caller whose answer needs a newer reading (the per-block blob maximum a reading lacked)
- * should wait before asking again, in whole seconds (secondsUntilRetry: 1 to 60).
- */
-export function secondsUntilNextReading(
-  served: Pick<ServedGasReading, 'nextReadingAt'>,
-  now: number,
-): number {
-  return secondsUntilRetry(served.nextReadingAt, now);
 }
 
 /** The last good reading labelled `stale:`, one copy per reading (so ageReading can reuse its aged copy). */

@@ -1,12 +1,8 @@
 import type { AppDeps } from '../../deps';
 import { GAS_PER_BLOB } from '../../oracle/blob-fees';
-import {
-  type CurrentGasReading,
-  readCurrentGas,
-  STALE_PREFIX,
-  secondsUntilNextReading,
-} from '../../services/current-gas';
+import { type CurrentGasReading, readCurrentGas, STALE_PREFIX } from '../../services/current-gas';
 import { getEthPrice } from '../../services/eth-price';
+import { secondsUntilRetry } from '../../store/shared-read';
 import { gweiToWei } from '../../units';
 import { ETHERSCAN_SOURCE } from '../../upstream/etherscan';
 import { MAINNET_TX_GAS_CAP, MAINNET_TX_MAX_BLOBS } from '../inputs';
@@ -41,7 +37,7 @@ export async function estimateMainnet(
   const [served, price] = await Promise.all([readCurrentGas(deps), getEthPrice(deps)]);
   const gas = served.reading;
   const blobPrice = gas.nextBlobBaseFee ?? gas.blobBaseFee;
-  if (args.blobs > 0) assertBlobCount(args.blobs, gas, secondsUntilNextReading(served, deps.now()));
+  if (args.blobs > 0) assertBlobCount(args.blobs, gas, secondsUntilRetry(served.nextReadingAt, deps.now()));
   const gasPriceGwei = gas[tier];
   const cost = computeTransactionCost({
     gasLimit: args.gasLimit,
