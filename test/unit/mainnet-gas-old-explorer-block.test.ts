@@ -4,63 +4,51 @@
 // mainnet gas answer from: served as `stale:etherscan`, dated by its block, unless a newer last good
 // reading exists; never once its block is over 5 minutes old. The refresh still counts as failed.
 // Until 2026-11-28 it was dropped, and with no last good reading the answer was 503.
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GasUnavailableError } from '../../lib/errors';
 import { CURRENT_GAS_LAST_GOOD_KEY, getCurrentGas } from '../../lib/services/current-gas';
 import type { LastGoodStore } from '../../lib/store/last-good';
 import { computeMainnetHeadFloor } from '../../lib/upstream/rpc-mainnet-gas';
 import { createFaultyStore, createTestDeps } from '../helpers/deps';
+import { startUpstreams, type Upstreams } from '../upstreams';
 
 const T0 = 1_795_797_910_000;
 /** A block number the clock's bounds allow at T0 (and for any block time of the minutes before). */
 const BLOCK = (computeMainnetHeadFloor(T0) ?? 0) + 50_000;
 
+/** The app's clock, which the simulators share; each test starts at T0. */
+const clock = { now: T0 };
+let up: Upstreams;
+
+beforeAll(async () => {
+  up = await startUpstreams({ now: () => clock.now });
+});
+afterEach(async () => {
+  clock.now = T0;
+  await up.reset();
+});
+afterAll(async () => {
+  await up?.close();
+});
+
 /**
- * An instance (over `lastGood`, else an in-process store on its clock) whose RPC provider is down and
- * whose explorer names `block.number` in its gas oracle and dates it `block.seconds` in its proxy; the
- * test sets both and the clock.
+ * An instance (over `lastGood`, else an in-process store on the clock) whose RPC providers refuse
+ * every connection and whose explorer (the Etherscan simulator) names the block the test sets in its
+ * gas oracle and dates it in its proxy.
  */
-function explorerOnly(lastGood?: LastGoodStore) {
-  const clock = { now: T0 };
-  const block = { number: BLOCK, seconds: T0 / 1000 - 10 };
-  const calls = { oracle: 0 };
-  const deps = createTestDeps(
-    { MAINNET_RPC_URLS: 'http://rpc.invalid/k', ETHERSCAN_API_URL: 'http://explorer.invalid/v2/api' },
-    {
-      now: () => clock.now,
-      ...(lastGood ? { lastGood } : {}),
-      fetch: async (input) => {
-        const url = String(input);
-        if (url.includes('gasoracle')) {
-          calls.oracle += 1;
-          const result = {
-            LastBlock: String(block.number),
-            SafeGasPrice: '10',
-            ProposeGasPrice: '11',
-            FastGasPrice: '12',
-            suggestBaseFee: '9',
-            gasUsedRatio: '0.5,0.5,0.5,0.5,0.5',
-          };
-          return Response.json({ status: '1', message: 'OK', result });
-        }
-        if (url.includes('eth_getBlockByNumber')) {
-          const result = {
-            number: `0x${block.number.toString(16)}`,
-            timestamp: `0x${block.seconds.toString(16)}`,
-          };
-          return Response.json({ jsonrpc: '2.0', id: 1, result });
-        }
-        throw new TypeError('fetch failed');
-      },
-    },
-  );
-  /** Dates the explorer's block `ageMs` before the clock (whole seconds), as block `number`. */
+async function explorerOnly(lastGood?: LastGoodStore) {
+  await Promise.all(up.mainnet.map((sim) => sim.fault('refuse')));
+  const deps = createTestDeps(up.env, { now: () => clock.now, ...(lastGood ? { lastGood } : {}) });
+  const oracleCalls = () => up.etherscan.requests.byMethod.gasoracle ?? 0;
+  /** Names block `number` and dates it `ageMs` (or up to a second more) before the clock; returns that time. */
   const blockAged = (ageMs: number, number = BLOCK) => {
-    block.number = number;
-    block.seconds = (clock.now - ageMs) / 1000;
-    return new Date(clock.now - ageMs).toISOString();
+    const seconds = Math.floor((clock.now - ageMs) / 1000);
+    up.etherscan.setOracle({ LastBlock: String(number) });
+    up.etherscan.setBlock({ number, timestamp: seconds });
+    return new Date(seconds * 1000).toISOString();
   };
-  return { deps, clock, calls, blockAged };
+  blockAged(10_000);
+  return { deps, oracleCalls, blockAged };
 }
 
 const unavailable = (deps: Parameters<typeof getCurrentGas>[0]) =>
@@ -71,7 +59,7 @@ const unavailable = (deps: Parameters<typeof getCurrentGas>[0]) =>
 
 describe('mainnet gas from an explorer block 72 s to 5 minutes old', () => {
   it('is served as `stale:etherscan` dated by its block, while the failed refresh backs off', async () => {
-    const { deps, clock, calls, blockAged } = explorerOnly();
+    const { deps, oracleCalls, blockAged } = await explorerOnly();
     const store = deps.lastGood;
     const blockTime = blockAged(73_000);
     const reading = await getCurrentGas(deps);
@@ -86,13 +74,13 @@ describe('mainnet gas from an explorer block 72 s to 5 minutes old', () => {
     // Older than the refresh cadence, yet not refreshed within the back-off, by this instance or another.
     clock.now += 4_000;
     expect(await getCurrentGas(deps)).toMatchObject({ source: 'stale:etherscan', updatedAt: blockTime });
-    const other = createTestDeps({}, { now: () => clock.now, lastGood: store, fetch: deps.fetch });
+    const other = createTestDeps(up.env, { now: () => clock.now, lastGood: store });
     expect(await getCurrentGas(other)).toMatchObject({ source: 'stale:etherscan', updatedAt: blockTime });
-    expect(calls.oracle).toBe(1);
+    expect(oracleCalls()).toBe(1);
   });
 
   it('is kept by an instance without the shared store as well', async () => {
-    const { deps, blockAged } = explorerOnly(createFaultyStore('throw'));
+    const { deps, blockAged } = await explorerOnly(createFaultyStore('throw'));
     const blockTime = blockAged(120_000);
     expect(await getCurrentGas(deps)).toMatchObject({ source: 'stale:etherscan', updatedAt: blockTime });
   });
@@ -103,7 +91,7 @@ describe('mainnet gas from an explorer block 72 s to 5 minutes old', () => {
   ])(
     'loses to a newer last good reading %s, the refresh still backing off, and wins over an older one',
     async (_, storeDown) => {
-      const { deps, clock, calls, blockAged } = explorerOnly(
+      const { deps, oracleCalls, blockAged } = await explorerOnly(
         storeDown ? createFaultyStore('throw') : undefined,
       );
       // A live explorer reading at T0 (its block 10 s old), taken at T0.
@@ -116,7 +104,7 @@ describe('mainnet gas from an explorer block 72 s to 5 minutes old', () => {
       // The refresh failed all the same: nothing is asked again within its 5-s back-off.
       clock.now += 3_000;
       expect(await getCurrentGas(deps)).toMatchObject(kept);
-      expect(calls.oracle).toBe(2);
+      expect(oracleCalls()).toBe(2);
       if (!storeDown)
         expect(await deps.lastGood.get(CURRENT_GAS_LAST_GOOD_KEY)).toMatchObject({
           readAt: T0,
@@ -134,13 +122,13 @@ describe('mainnet gas from an explorer block 72 s to 5 minutes old', () => {
   );
 
   it('is served up to 5 minutes after its block, and no longer', async () => {
-    const { deps, clock, blockAged } = explorerOnly();
+    const { deps, blockAged } = await explorerOnly();
     const blockTime = blockAged(5 * 60_000);
     expect(await getCurrentGas(deps)).toMatchObject({ source: 'stale:etherscan', updatedAt: blockTime });
     clock.now += 1;
     expect(await unavailable(deps)).toBeInstanceOf(GasUnavailableError);
 
-    const cold = explorerOnly();
+    const cold = await explorerOnly();
     cold.blockAged(5 * 60_000 + 1_000);
     expect(await unavailable(cold.deps)).toBeInstanceOf(GasUnavailableError);
   });
